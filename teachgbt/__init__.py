@@ -1,0 +1,25 @@
+"""teachgbt: gradient boosted trees you can read, matching XGBoost and scikit-learn.
+
+    import teachgbt as tg
+    clf = tg.BoostingClassifier(n_estimators=2, max_depth=2).fit(X, y)
+    clf.trace_.epochs()          # seed 004's per-epoch table
+    clf.trace_.splits(1, 0)      # every candidate split at the root of tree 1
+"""
+
+from . import formulas, losses
+from .estimators import BoostingClassifier, BoostingRegressor, NotFittedError
+from .trace import Trace
+from .tree import Tree
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BoostingClassifier",
+    "BoostingRegressor",
+    "NotFittedError",
+    "Trace",
+    "Tree",
+    "formulas",
+    "losses",
+    "__version__",
+]

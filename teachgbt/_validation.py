@@ -1,0 +1,159 @@
+"""Input checks with messages that say which column, row or value is wrong."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+
+
+def _row_label(index, i):
+    return f"row {index[i]!r}" if index is not None else f"row {i}"
+
+
+def check_X(X, what="X"):
+    """Return (X as float32 ndarray, feature names or None). Never mutates X."""
+    names = None
+    index = None
+    if isinstance(X, pd.DataFrame):
+        names = [str(c) for c in X.columns]
+        index = X.index
+        bad = []
+        for c in X.columns:
+            dt = X[c].dtype
+            if pd.api.types.is_bool_dtype(dt) or pd.api.types.is_numeric_dtype(dt):
+                continue
+            bad.append(f"{c!r} ({dt})")
+        if bad:
+            raise TypeError(
+                f"{what} has non-numeric columns: {', '.join(bad)}. Trees split numbers; encode "
+                "categories as 0/1 columns first, one per category (one-hot encoding, seed 002), "
+                "e.g. pd.get_dummies(X, columns=[...], dtype=float)"
+            )
+        arr = X.to_numpy(dtype=np.float64, na_value=np.nan)
+    else:
+        try:
+            arr = np.asarray(X)
+        except Exception as e:  # pragma: no cover - exotic inputs
+            raise TypeError(f"{what} must be a 2-D array or a DataFrame; got {type(X).__name__}") from e
+        if arr.dtype == object or arr.dtype.kind in "USV":
+            try:
+                arr = arr.astype(np.float64)
+            except (TypeError, ValueError):
+                raise TypeError(
+                    f"{what} holds non-numeric values (dtype {arr.dtype}). Trees split numbers; "
+                    "encode categories as 0/1 columns (one-hot encoding, seed 002)"
+                ) from None
+        if arr.ndim == 1:
+            raise ValueError(
+                f"{what} must be 2-dimensional (rows × features); got a 1-D array of shape "
+                f"{arr.shape}. Use X.reshape(-1, 1) for a single feature"
+            )
+        if arr.ndim != 2:
+            raise ValueError(f"{what} must be 2-dimensional (rows × features); got shape {arr.shape}")
+        arr = arr.astype(np.float64, copy=False)
+    if arr.shape[0] == 0:
+        raise ValueError(f"{what} is empty: it has no rows")
+    if arr.shape[1] == 0:
+        raise ValueError(f"{what} is empty: it has no feature columns")
+    inf = np.isinf(arr)
+    if inf.any():
+        i, j = np.argwhere(inf)[0]
+        col = names[j] if names else j
+        raise ValueError(
+            f"{what} contains an infinite value in column {col!r}, {_row_label(index, i)} "
+            f"({arr[i, j]!r}); missing values may be NaN, but not inf"
+        )
+    X32 = np.ascontiguousarray(arr, dtype=np.float32)
+    big = np.isinf(X32) & ~inf
+    if big.any():
+        i, j = np.argwhere(big)[0]
+        col = names[j] if names else j
+        raise ValueError(
+            f"{what} value {arr[i, j]!r} in column {col!r}, {_row_label(index, i)} is too large "
+            "for float32, the precision trees compare features in"
+        )
+    return X32, names
+
+
+def check_y_numeric(y, n_rows, what="y"):
+    index = y.index if isinstance(y, pd.Series) else None
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.ndim != 1:
+        raise ValueError(f"{what} must be 1-dimensional; got shape {y.shape}")
+    if len(y) != n_rows:
+        raise ValueError(f"X has {n_rows} rows but {what} has {len(y)}; they must match")
+    try:
+        yf = y.astype(np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{what} must be numeric for a regressor; got dtype {y.dtype}") from None
+    bad = ~np.isfinite(yf)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"{what} contains {yf[i]!r} at {_row_label(index, i)}; targets must be finite")
+    return yf
+
+
+def check_y_binary(y, n_rows, what="y"):
+    """Return (y as 0/1 float64, classes_). Labels may be bool, 0/1 or two strings."""
+    index = y.index if isinstance(y, pd.Series) else None
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"{what} must be 1-dimensional; got shape {arr.shape}")
+    if len(arr) != n_rows:
+        raise ValueError(f"X has {n_rows} rows but {what} has {len(arr)}; they must match")
+    if arr.dtype.kind == "f":
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ValueError(
+                f"{what} contains {arr[i]!r} at {_row_label(index, i)}; labels must not be missing"
+            )
+        if not np.all(arr == np.round(arr)):
+            raise ValueError(
+                f"{what} holds continuous values (e.g. {arr[arr != np.round(arr)][0]!r}): this looks "
+                "like a regression target. BoostingClassifier needs two class labels; "
+                "use BoostingRegressor for a numeric target"
+            )
+    elif arr.dtype == object:
+        missing = pd.isna(arr)
+        if missing.any():
+            i = int(np.argmax(missing))
+            raise ValueError(f"{what} is missing a label at {_row_label(index, i)}")
+    classes = np.unique(arr)
+    if len(classes) != 2:
+        shown = ", ".join(repr(c) for c in classes[:10].tolist())
+        raise ValueError(
+            f"BoostingClassifier is binary: {what} needs exactly two classes, got {len(classes)} "
+            f"({shown}{', ...' if len(classes) > 10 else ''})"
+        )
+    y01 = (arr == classes[1]).astype(np.float64)
+    return y01, classes
+
+
+def check_sample_weight(sample_weight, n_rows):
+    if sample_weight is None:
+        return None
+    w = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
+    if len(w) != n_rows:
+        raise ValueError(f"X has {n_rows} rows but sample_weight has {len(w)}; they must match")
+    bad = ~np.isfinite(w) | (w < 0)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"sample_weight[{i}] = {w[i]!r}; weights must be finite and non-negative")
+    if not w.sum() > 0:
+        raise ValueError("sample_weight sums to 0: at least one row needs a positive weight")
+    return w
+
+
+def check_nonneg(name, value):
+    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not np.isfinite(value):
+        raise TypeError(f"{name} must be a number; got {value!r}")
+    if value < 0:
+        raise ValueError(f"{name} must be >= 0; got {value!r}")
+    return float(value)

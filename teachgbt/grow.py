@@ -1,0 +1,159 @@
+"""Growing one tree: the policy shared by every split finder.
+
+A split finder (``exact.ExactSplitter``, ``hist.HistSplitter``, ...) knows how
+to find the best split of one node and how to partition its rows. This module
+decides which node to split next and when to stop, as XGBoost does:
+
+* depth-wise growth (level by level) to ``max_depth``;
+* best-first growth (the node with the largest loss reduction first) to
+  ``max_leaves`` leaves, as LightGBM and XGBoost's ``lossguide`` do;
+* a split is made only if its ``loss_chg`` exceeds 1e-6 (XGBoost's kRtEps);
+* ``gamma`` either stops a split before it is made (``pruning="pre"``, as
+  XGBoost ``hist``), or prunes bottom-up after growth (``pruning="post"``, as
+  XGBoost ``exact``): a split whose children are both leaves is undone while
+  its ``loss_chg`` is below γ (seed 002, "Pre-stopping vs Post-Pruning").
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import formulas
+from .tree import TreeBuilder
+
+KRT_EPS = 1e-6  # XGBoost splits a node only when loss_chg > kRtEps
+
+
+@dataclass
+class GrowParams:
+    max_depth: int = 6  # 0: no depth limit
+    max_leaves: int = 0  # 0: no leaf limit
+    reg_lambda: float = 1.0
+    reg_alpha: float = 0.0
+    gamma: float = 0.0
+    min_child_weight: float = 1.0
+    max_delta_step: float = 0.0
+    learning_rate: float = 0.3
+    pruning: str = "post"
+    # XGBoost keeps leaf weights, gains and scores in float32; matching that
+    # rounding is what makes tie-breaking agree split for split.
+    float32: bool = True
+    # smallest loss_chg worth a split
+    min_split_loss_eps: float = KRT_EPS
+
+    def leaf_weight(self, G, H):
+        """w* = −G/(H+λ) (formulas.leaf_weight); 0 where H < min_child_weight, as XGBoost."""
+        w = formulas.leaf_weight(G, H, self.reg_lambda, self.reg_alpha, self.max_delta_step)
+        w = np.where(np.asarray(H) < self.min_child_weight, 0.0, w)
+        if self.float32:
+            w = np.float32(w)
+        return float(w) if np.ndim(w) == 0 else w
+
+    def leaf_value(self, weight):
+        """What a leaf adds to the margin: η·w* (XGBoost stores leaves already scaled)."""
+        if self.float32:
+            return float(np.float32(weight) * np.float32(self.learning_rate))
+        return float(weight * self.learning_rate)
+
+
+@dataclass
+class Candidate:
+    """A split of one node: rule ``x[feature] < threshold``, missing → left if default_left."""
+
+    feature: int
+    threshold: float
+    default_left: bool
+    G_L: float
+    H_L: float
+    G_R: float
+    H_R: float
+    loss_chg: float
+    gain: float
+
+
+def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None):
+    """Grow one tree with ``splitter``; return a ``Tree``.
+
+    ``leaf_stats(node_data) -> (G, H)`` gives the sums a node's weight is
+    computed from; by default the splitter's own G and H (XGBoost-style).
+    Friedman's GBDT passes Σ residual and Σ p(1−p) here.
+    """
+    p = params
+    b = TreeBuilder()
+
+    def new_node(nd, parent, depth):
+        n, G, H = splitter.node_sums(nd)
+        if leaf_stats is None:
+            Gw, Hw, extra = G, H, {}
+        else:
+            Gw, Hw, extra = leaf_stats(nd)
+        w = p.leaf_weight(Gw, Hw)
+        return b.add_node(parent, depth, n, Gw, Hw, w, p.leaf_value(w), **extra), (G, H)
+
+    def can_grow(depth):
+        return p.max_depth == 0 or depth < p.max_depth
+
+    def worth_splitting(cand):
+        if cand is None or not cand.loss_chg > p.min_split_loss_eps:
+            return False
+        return not (p.pruning == "pre" and cand.loss_chg < p.gamma)
+
+    root = splitter.root()
+    root_id, (G, H) = new_node(root, -1, 0)
+    n_leaves = 1
+    max_leaves = p.max_leaves or 0
+
+    def evaluate(nid, nd, depth, sums):
+        if not can_grow(depth):
+            return None
+        cand = splitter.find_split(nd, *sums)
+        return cand if worth_splitting(cand) else None
+
+    def expand(nid, nd, depth, cand):
+        nd_left, nd_right = splitter.partition(nd, cand)
+        left, lsums = new_node(nd_left, nid, depth + 1)
+        right, rsums = new_node(nd_right, nid, depth + 1)
+        b.split(nid, cand.feature, cand.threshold, cand.default_left, left, right,
+                cand.gain, cand.loss_chg)
+        return [(left, nd_left, depth + 1, lsums), (right, nd_right, depth + 1, rsums)]
+
+    if max_leaves:
+        # best-first: largest loss_chg first; ties go to the older node (XGBoost lossguide)
+        heap = []
+        cand = evaluate(root_id, root, 0, (G, H))
+        if cand is not None:
+            heap.append((-cand.loss_chg, root_id, root, 0, cand))
+        while heap and n_leaves < max_leaves:
+            _, nid, nd, depth, cand = heapq.heappop(heap)
+            for child in expand(nid, nd, depth, cand):
+                c = evaluate(child[0], child[1], child[2], child[3])
+                if c is not None:
+                    heapq.heappush(heap, (-c.loss_chg, child[0], child[1], child[2], c))
+            n_leaves += 1
+    else:
+        level = [(root_id, root, 0, (G, H))]
+        while level:
+            nxt = []
+            for nid, nd, depth, sums in level:
+                cand = evaluate(nid, nd, depth, sums)
+                if cand is not None:
+                    nxt.extend(expand(nid, nd, depth, cand))
+            level = nxt
+
+    if p.pruning == "post" and p.gamma > 0:
+        _post_prune(b, 0, p.gamma)
+    return b.build(n_features, feature_names, p.learning_rate)
+
+
+def _post_prune(b, node, gamma):
+    """Bottom-up: undo a split whose children are leaves while its loss_chg < γ."""
+    c = b.cols
+    if b.is_leaf(node):
+        return
+    _post_prune(b, c["left"][node], gamma)
+    _post_prune(b, c["right"][node], gamma)
+    if b.is_leaf(c["left"][node]) and b.is_leaf(c["right"][node]) and c["loss_chg"][node] < gamma:
+        b.make_leaf(node)

@@ -1,0 +1,269 @@
+"""A fitted regression tree as flat node arrays (as scikit-learn and XGBoost store them).
+
+Node 0 is the root. For node ``i``: ``feature[i]`` and ``threshold[i]`` give
+the rule ``x[feature] < threshold`` (true goes to ``left[i]``), a missing value
+goes left when ``default_left[i]``; leaves have ``feature == -1``. Every node
+keeps the statistics it was grown from: ``n``, ``G``, ``H``, the optimal weight
+``weight`` (w*), ``value`` (η·w*, what a leaf adds to the margin), and for
+split nodes ``gain`` (the tutorial's ½[...] − γ) and ``loss_chg`` (XGBoost's
+number for the same split).
+
+Features are compared in float32, as XGBoost does: thresholds are float32
+values and inputs are cast to float32 before routing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Tree", "TreeBuilder", "NODE_COLUMNS", "as_float32_matrix"]
+
+NODE_COLUMNS = [
+    "node", "depth", "parent", "is_leaf", "feature", "threshold", "default_left",
+    "n", "G", "H", "weight", "value", "gain", "loss_chg",
+]  # fmt: skip
+
+_ARRAYS = {
+    "left": np.int32, "right": np.int32, "parent": np.int32, "feature": np.int32,
+    "threshold": np.float64, "default_left": bool, "depth": np.int32, "n": np.int64,
+    "G": np.float64, "H": np.float64, "weight": np.float64, "value": np.float64,
+    "gain": np.float64, "loss_chg": np.float64,
+}  # fmt: skip
+
+
+def as_float32_matrix(X, n_features=None, what="X"):
+    """X as a C-ordered float32 2-D array (the precision trees compare in)."""
+    if isinstance(X, pd.DataFrame):
+        X = X.to_numpy(dtype=np.float32, na_value=np.nan)
+    X = np.asarray(X, dtype=np.float32)
+    if X.ndim == 1:
+        X = X.reshape(1, -1) if n_features is not None and X.size == n_features else X
+    if X.ndim != 2:
+        raise ValueError(f"{what} must be 2-dimensional (rows × features); got shape {X.shape}")
+    if n_features is not None and X.shape[1] != n_features:
+        raise ValueError(
+            f"{what} has {X.shape[1]} features, but the tree was grown on {n_features}"
+        )
+    return np.ascontiguousarray(X)
+
+
+class Tree:
+    """One regression tree: flat node arrays plus the statistics it was grown from."""
+
+    def __init__(self, arrays, n_features, feature_names=None, learning_rate=1.0, extra=None):
+        for name, dtype in _ARRAYS.items():
+            setattr(self, name, np.asarray(arrays[name], dtype=dtype))
+        self.n_features = int(n_features)
+        self.feature_names = list(feature_names) if feature_names is not None else None
+        self.learning_rate = float(learning_rate)
+        # extra per-node columns a trainer wants to show (e.g. GBDT's residual sums)
+        self.extra = {k: np.asarray(v) for k, v in (extra or {}).items()}
+
+    # ----------------------------------------------------------------- shape
+    @property
+    def n_nodes(self):
+        return len(self.feature)
+
+    @property
+    def is_leaf(self):
+        return self.feature < 0
+
+    @property
+    def leaves(self):
+        """Ids of the leaves, in node order."""
+        return np.flatnonzero(self.is_leaf)
+
+    @property
+    def n_leaves(self):
+        return int(self.is_leaf.sum())
+
+    @property
+    def max_depth(self):
+        return int(self.depth.max())
+
+    def feature_name(self, j):
+        if j < 0:
+            return None
+        if self.feature_names is not None:
+            return str(self.feature_names[j])
+        return f"f{j}"
+
+    # ------------------------------------------------------------- routing
+    def apply(self, X):
+        """The leaf id each row of X lands in (missing values follow ``default_left``)."""
+        X = as_float32_matrix(X, self.n_features)
+        n = X.shape[0]
+        node = np.zeros(n, dtype=np.int32)
+        rows = np.arange(n)
+        # Leaves point to themselves so every row can take the same step each level.
+        leaf = self.is_leaf
+        ids = np.arange(self.n_nodes, dtype=np.int32)
+        left = np.where(leaf, ids, self.left).astype(np.int32)
+        right = np.where(leaf, ids, self.right).astype(np.int32)
+        feature = np.where(leaf, 0, self.feature)
+        threshold = self.threshold.astype(np.float32)
+        for _ in range(self.max_depth):
+            x = X[rows, feature[node]]
+            go_left = np.where(np.isnan(x), self.default_left[node], x < threshold[node])
+            node = np.where(go_left, left[node], right[node])
+        return node
+
+    def predict(self, X):
+        """What this tree adds to the margin: the ``value`` of the leaf each row reaches."""
+        return self.value[self.apply(X)]
+
+    def descendants(self, node):
+        """``node`` and every node below it."""
+        out, stack = [], [int(node)]
+        while stack:
+            i = stack.pop()
+            out.append(i)
+            if self.feature[i] >= 0:
+                stack.extend((int(self.right[i]), int(self.left[i])))
+        return np.array(sorted(out), dtype=np.int32)
+
+    def node_mask(self, X, node, leaf_ids=None):
+        """Boolean mask of the rows of X whose path passes through ``node``."""
+        if leaf_ids is None:
+            leaf_ids = self.apply(X)
+        below = self.descendants(node)
+        return np.isin(leaf_ids, below[self.is_leaf[below]])
+
+    def path(self, x):
+        """Node ids on the path of one instance, root first."""
+        x = as_float32_matrix(np.asarray(x, dtype=np.float32).reshape(1, -1), self.n_features)[0]
+        out, i = [0], 0
+        while self.feature[i] >= 0:
+            v = x[self.feature[i]]
+            go_left = bool(self.default_left[i]) if np.isnan(v) else bool(v < self.threshold[i])
+            i = int(self.left[i] if go_left else self.right[i])
+            out.append(i)
+        return out
+
+    # -------------------------------------------------------------- tables
+    def to_frame(self):
+        """One row per node, with the columns of ``trace_.nodes(t)``."""
+        leaf = self.is_leaf
+        df = pd.DataFrame(
+            {
+                "node": np.arange(self.n_nodes),
+                "depth": self.depth,
+                "parent": self.parent,
+                "is_leaf": leaf,
+                "feature": [self.feature_name(j) for j in self.feature],
+                "threshold": np.where(leaf, np.nan, self.threshold),
+                "default_left": self.default_left,
+                "n": self.n,
+                "G": self.G,
+                "H": self.H,
+                "weight": self.weight,
+                "value": self.value,
+                "gain": np.where(leaf, np.nan, self.gain),
+                "loss_chg": np.where(leaf, np.nan, self.loss_chg),
+            }
+        )
+        for k, v in self.extra.items():
+            df[k] = v
+        return df
+
+    # ------------------------------------------------------------ to/from
+    def to_dict(self):
+        d = {k: getattr(self, k).tolist() for k in _ARRAYS}
+        d["threshold"] = [None if np.isnan(t) else float(t) for t in self.threshold]
+        for k in ("gain", "loss_chg"):
+            d[k] = [None if np.isnan(t) else float(t) for t in getattr(self, k)]
+        d["n_features"] = self.n_features
+        d["feature_names"] = self.feature_names
+        d["learning_rate"] = self.learning_rate
+        d["extra"] = {k: v.tolist() for k, v in self.extra.items()}
+        return d
+
+    @classmethod
+    def from_dict(cls, d):
+        arrays = {}
+        for k in _ARRAYS:
+            v = d[k]
+            if k in ("threshold", "gain", "loss_chg"):
+                v = [np.nan if t is None else t for t in v]
+            arrays[k] = v
+        return cls(arrays, d["n_features"], d.get("feature_names"), d.get("learning_rate", 1.0),
+                   d.get("extra"))
+
+    def __repr__(self):
+        return (
+            f"<teachgbt.Tree: {self.n_nodes} nodes, {self.n_leaves} leaves, "
+            f"depth {self.max_depth}>"
+        )
+
+
+class TreeBuilder:
+    """Grows a Tree node by node; trainers call ``add_node`` and ``split``.
+
+    Pruned nodes are dropped and the rest renumbered (keeping their order)
+    when ``build`` is called.
+    """
+
+    def __init__(self):
+        self.cols = {k: [] for k in _ARRAYS}
+        self.extra = {}
+
+    def add_node(self, parent, depth, n, G, H, weight, value, **extra):
+        c = self.cols
+        nid = len(c["left"])
+        for k, v in (
+            ("left", -1), ("right", -1), ("parent", parent), ("feature", -1),
+            ("threshold", np.nan), ("default_left", True), ("depth", depth), ("n", n),
+            ("G", G), ("H", H), ("weight", weight), ("value", value),
+            ("gain", np.nan), ("loss_chg", np.nan),
+        ):  # fmt: skip
+            c[k].append(v)
+        for k, v in extra.items():
+            self.extra.setdefault(k, [np.nan] * nid).append(v)
+        for k in self.extra:
+            if len(self.extra[k]) < nid + 1:
+                self.extra[k].append(np.nan)
+        return nid
+
+    def split(self, node, feature, threshold, default_left, left, right, gain, loss_chg):
+        c = self.cols
+        c["feature"][node] = feature
+        c["threshold"][node] = threshold
+        c["default_left"][node] = default_left
+        c["left"][node] = left
+        c["right"][node] = right
+        c["gain"][node] = gain
+        c["loss_chg"][node] = loss_chg
+
+    def make_leaf(self, node):
+        """Undo a split: ``node`` becomes a leaf (its children are dropped at build)."""
+        c = self.cols
+        c["feature"][node] = -1
+        c["threshold"][node] = np.nan
+        c["left"][node] = -1
+        c["right"][node] = -1
+        c["gain"][node] = np.nan
+        c["loss_chg"][node] = np.nan
+        c["default_left"][node] = True
+
+    def is_leaf(self, node):
+        return self.cols["feature"][node] < 0
+
+    def build(self, n_features, feature_names=None, learning_rate=1.0):
+        c = {k: np.asarray(v) for k, v in self.cols.items()}
+        # keep the nodes still reachable from the root
+        keep = np.zeros(len(c["left"]), dtype=bool)
+        stack = [0]
+        while stack:
+            i = stack.pop()
+            keep[i] = True
+            if c["feature"][i] >= 0:
+                stack.extend((int(c["left"][i]), int(c["right"][i])))
+        new_id = np.cumsum(keep) - 1
+        remap = np.where(keep, new_id, -1)
+        for k in ("left", "right", "parent"):
+            v = c[k]
+            c[k] = np.where(v >= 0, remap[np.maximum(v, 0)], -1)
+        arrays = {k: v[keep] for k, v in c.items()}
+        extra = {k: np.asarray(v, dtype=np.float64)[keep] for k, v in self.extra.items()}
+        return Tree(arrays, n_features, feature_names, learning_rate, extra)
