@@ -249,7 +249,7 @@ class _Boosting(_Base):
         self.base_score_ = base_score
         self.base_margin_ = base_margin
         self.loss_ = loss
-        self.params_ = params
+        self.params_ = algo.params
         self.trees_ = []
         self.evals_result_ = {}
         self.best_iteration_ = None
@@ -267,7 +267,7 @@ class _Boosting(_Base):
             rows = self._sample_rows(rng, n)
             features = self._sample_features(rng, d)
             splitter = self._splitter(data, stats, scan_params, rows, features)
-            tree = grow_tree(splitter, params, d, names, algo.leaf_stats(splitter, stats))
+            tree = grow_tree(splitter, algo.params, d, names, algo.leaf_stats(splitter, stats))
             self.trees_.append(tree)
             rounds.append({"rows": rows, "features": features})
             margin = algo.add(margin, tree.predict(X32))
