@@ -1,9 +1,9 @@
 """teachgbt: gradient boosted trees you can read, matching XGBoost and scikit-learn.
 
-    import teachgbt as tg
-    clf = tg.BoostingClassifier(n_estimators=2, max_depth=2).fit(X, y)
-    clf.trace_.epochs()          # seed 004's per-epoch table
-    clf.trace_.splits(1, 0)      # every candidate split at the root of tree 1
+import teachgbt as tg
+clf = tg.BoostingClassifier(n_estimators=2, max_depth=2).fit(X, y)
+clf.trace_.epochs()          # seed 004's per-epoch table
+clf.trace_.splits(1, 0)      # every candidate split at the root of tree 1
 """
 
 from . import formulas, losses

@@ -36,7 +36,9 @@ def check_X(X, what="X"):
         try:
             arr = np.asarray(X)
         except Exception as e:  # pragma: no cover - exotic inputs
-            raise TypeError(f"{what} must be a 2-D array or a DataFrame; got {type(X).__name__}") from e
+            raise TypeError(
+                f"{what} must be a 2-D array or a DataFrame; got {type(X).__name__}"
+            ) from e
         if arr.dtype == object or arr.dtype.kind in "USV":
             try:
                 arr = arr.astype(np.float64)
@@ -51,7 +53,9 @@ def check_X(X, what="X"):
                 f"{arr.shape}. Use X.reshape(-1, 1) for a single feature"
             )
         if arr.ndim != 2:
-            raise ValueError(f"{what} must be 2-dimensional (rows × features); got shape {arr.shape}")
+            raise ValueError(
+                f"{what} must be 2-dimensional (rows × features); got shape {arr.shape}"
+            )
         arr = arr.astype(np.float64, copy=False)
     if arr.shape[0] == 0:
         raise ValueError(f"{what} is empty: it has no rows")
@@ -93,7 +97,9 @@ def check_y_numeric(y, n_rows, what="y"):
     bad = ~np.isfinite(yf)
     if bad.any():
         i = int(np.argmax(bad))
-        raise ValueError(f"{what} contains {yf[i]!r} at {_row_label(index, i)}; targets must be finite")
+        raise ValueError(
+            f"{what} contains {yf[i]!r} at {_row_label(index, i)}; targets must be finite"
+        )
     return yf
 
 
@@ -115,8 +121,9 @@ def check_y_binary(y, n_rows, what="y"):
                 f"{what} contains {arr[i]!r} at {_row_label(index, i)}; labels must not be missing"
             )
         if not np.all(arr == np.round(arr)):
+            example = arr[arr != np.round(arr)][0]
             raise ValueError(
-                f"{what} holds continuous values (e.g. {arr[arr != np.round(arr)][0]!r}): this looks "
+                f"{what} holds continuous values (e.g. {example!r}): this looks "
                 "like a regression target. BoostingClassifier needs two class labels; "
                 "use BoostingRegressor for a numeric target"
             )

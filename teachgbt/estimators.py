@@ -42,8 +42,10 @@ except ImportError:  # pragma: no cover - exercised only without scikit-learn
             valid = self._get_param_names()
             for k, v in params.items():
                 if k not in valid:
-                    raise ValueError(f"invalid parameter {k!r} for {type(self).__name__}; "
-                                     f"valid parameters are {valid}")
+                    raise ValueError(
+                        f"invalid parameter {k!r} for {type(self).__name__}; "
+                        f"valid parameters are {valid}"
+                    )
                 setattr(self, k, v)
             return self
 
@@ -133,9 +135,13 @@ class _Boosting(_Base):
             raise ValueError(f"learning_rate must be > 0; got {lr!r}")
         md, ml = self.max_depth, self.max_leaves
         if md is not None and (not isinstance(md, numbers.Integral) or md < 0):
-            raise ValueError(f"max_depth must be a whole number >= 0 (0: no depth limit); got {md!r}")
+            raise ValueError(
+                f"max_depth must be a whole number >= 0 (0: no depth limit); got {md!r}"
+            )
         if ml is not None and (not isinstance(ml, numbers.Integral) or ml < 0 or ml == 1):
-            raise ValueError(f"max_leaves must be a whole number >= 2 (or 0/None: no limit); got {ml!r}")
+            raise ValueError(
+                f"max_leaves must be a whole number >= 2 (or 0/None: no limit); got {ml!r}"
+            )
         if md is None and not ml:
             raise ValueError(
                 "neither max_depth nor max_leaves bounds the trees. Set max_depth (e.g. 6), "
@@ -203,8 +209,15 @@ class _Boosting(_Base):
             from .hist import HistSplitter as S
         else:
             from .exact import ExactSplitter as S
-        return S(data, stats["g"], stats["h"], scan_params, rows=rows, features=features,
-                 h_cover=stats.get("h_cover"))
+        return S(
+            data,
+            stats["g"],
+            stats["h"],
+            scan_params,
+            rows=rows,
+            features=features,
+            h_cover=stats.get("h_cover"),
+        )
 
     # ------------------------------------------------------------ fitting
     def _prepare_y(self, y, n):
@@ -230,8 +243,10 @@ class _Boosting(_Base):
 
         evals = self._check_eval_set(eval_set, d, names)
         if self.early_stopping_rounds is not None and not evals:
-            raise ValueError("early_stopping_rounds needs an eval_set to watch; pass "
-                             "fit(..., eval_set=[(X_val, y_val)])")
+            raise ValueError(
+                "early_stopping_rounds needs an eval_set to watch; pass "
+                "fit(..., eval_set=[(X_val, y_val)])"
+            )
 
         if self.base_score is None:
             base_score = loss.default_base_score(y01, w)
@@ -276,7 +291,8 @@ class _Boosting(_Base):
                 eval_margins[k] = algo.add(eval_margins[k], tree.predict(ex))
                 score = loss.metric(ey, eval_margins[k])
                 self.evals_result_.setdefault(f"validation_{k}", {}).setdefault(
-                    loss.metric_name, []).append(score)
+                    loss.metric_name, []
+                ).append(score)
             if evals and self.early_stopping_rounds is not None:
                 score = self.evals_result_[f"validation_{len(evals) - 1}"][loss.metric_name][-1]
                 if score < best_score:
@@ -400,8 +416,10 @@ class BoostingClassifier(_ClassifierMixin, _Boosting):
         arr = np.asarray(y)
         unknown = ~np.isin(arr, self.classes_)
         if unknown.any():
-            raise ValueError(f"eval_set[{k}] y has labels the training data does not: "
-                             f"{np.unique(arr[unknown]).tolist()}")
+            raise ValueError(
+                f"eval_set[{k}] y has labels the training data does not: "
+                f"{np.unique(arr[unknown]).tolist()}"
+            )
         return (arr == self.classes_[1]).astype(np.float64)
 
     def predict_proba(self, X, iteration_range=None):
@@ -431,7 +449,8 @@ def _progress(total, verbose):
         from tqdm.auto import tqdm
     except ImportError:
         if verbose:
-            warnings.warn("verbose=True shows a progress bar only when tqdm is installed",
-                          stacklevel=3)
+            warnings.warn(
+                "verbose=True shows a progress bar only when tqdm is installed", stacklevel=3
+            )
         return _NoProgress()
     return tqdm(total=total, desc="boosting", unit="tree", leave=False)

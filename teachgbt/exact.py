@@ -38,7 +38,17 @@ from . import formulas
 from .grow import KRT_EPS, Candidate
 
 F32 = np.float32
-SPLIT_COLUMNS = ["feature", "threshold", "default_left", "G_L", "H_L", "G_R", "H_R", "gain", "chosen"]
+SPLIT_COLUMNS = [
+    "feature",
+    "threshold",
+    "default_left",
+    "G_L",
+    "H_L",
+    "G_R",
+    "H_R",
+    "gain",
+    "chosen",
+]
 
 
 class SortedColumns:
@@ -79,8 +89,9 @@ class ExactSplitter:
     splits with unit hessians).
     """
 
-    def __init__(self, cols, g, h, params, rows=None, features=None, h_cover=None,
-                 chunk_elems=1 << 20):
+    def __init__(
+        self, cols, g, h, params, rows=None, features=None, h_cover=None, chunk_elems=1 << 20
+    ):
         self.cols = cols
         self.g = np.asarray(g, dtype=np.float64)
         self.h = np.asarray(h, dtype=np.float64)
@@ -114,8 +125,12 @@ class ExactSplitter:
         return nd.idx[0]
 
     def node_sums(self, nd):
-        r = nd.idx[0]
-        return len(r), float(self.g[r].sum()), float(self.h[r].sum())
+        """n, G, H of a node. Summed one row at a time in row order, as XGBoost does,
+        so that the float rounding of G and H is XGBoost's too."""
+        r = np.sort(nd.idx[0])
+        if len(r) == 0:
+            return 0, 0.0, 0.0
+        return len(r), float(np.cumsum(self.g[r])[-1]), float(np.cumsum(self.h[r])[-1])
 
     def cover_sum(self, nd):
         h = self.h if self.h_cover is None else self.h_cover
@@ -130,25 +145,44 @@ class ExactSplitter:
         mask = self._go_left[nd.idx]
         n_left = int(mask[0].sum())
         pos_present = np.arange(nd.idx.shape[1])[None, :] < nd.n_present[:, None]
-        left = NodeRows(nd.idx[mask].reshape(len(self.features), n_left),
-                        (mask & pos_present).sum(axis=1))
-        right = NodeRows(nd.idx[~mask].reshape(len(self.features), -1),
-                         (~mask & pos_present).sum(axis=1))
+        left = NodeRows(
+            nd.idx[mask].reshape(len(self.features), n_left), (mask & pos_present).sum(axis=1)
+        )
+        right = NodeRows(
+            nd.idx[~mask].reshape(len(self.features), -1), (~mask & pos_present).sum(axis=1)
+        )
         return left, right
 
     # ------------------------------------------------------------- the scan
     def _score(self, G, H):
-        """G²/(H+λ) of one side (formulas.leaf_score), rounded as XGBoost rounds it."""
+        """G²/(H+λ) of one side (formulas.leaf_score).
+
+        With ``float32`` it is computed as XGBoost computes it: at the side's
+        float32 weight w, as −(2·G·w + (H+λ)·w²) in float32 arithmetic. That
+        equals G²/(H+λ) exactly in real numbers; doing it XGBoost's way makes
+        float rounding, which decides between candidates whose true gains tie
+        (pure nodes when λ = 0), fall the same way.
+        """
         p = self.p
-        s = formulas.leaf_score(G, H, p.reg_lambda, p.reg_alpha, p.max_delta_step)
-        return np.asarray(s).astype(F32) if p.float32 else np.asarray(s)
+        if not p.float32:
+            return np.asarray(
+                formulas.leaf_score(G, H, p.reg_lambda, p.reg_alpha, p.max_delta_step)
+            )
+        w = np.asarray(
+            formulas.leaf_weight(G, H, p.reg_lambda, p.reg_alpha, p.max_delta_step)
+        ).astype(F32)
+        G32 = np.asarray(G).astype(F32)
+        H32 = np.asarray(H).astype(F32)
+        s = -(F32(2.0) * G32 * w + (H32 + F32(p.reg_lambda)) * (w * w))
+        if p.reg_alpha:
+            s = s - F32(2.0) * F32(p.reg_alpha) * np.abs(w)
+        return np.where(H32 > 0, s, F32(0.0)).astype(F32)
 
     def _root_score(self, G, H, H_cover):
         p = self.p
         if H_cover < p.min_child_weight:
-            s = 0.0
-        else:
-            s = formulas.leaf_score(G, H, p.reg_lambda, p.reg_alpha, p.max_delta_step)
+            return F32(0.0) if p.float32 else 0.0
+        s = self._score(np.float64(G), np.float64(H))
         return F32(s) if p.float32 else float(s)
 
     def scan_feature_block(self, nd, js, G, H, H_cover):
@@ -178,6 +212,8 @@ class ExactSplitter:
         H_present = np.where(has, ch[rows, last], 0.0)
         C_present = np.where(has, cc[rows, last], 0.0)
         G_miss, H_miss, C_miss = G - G_present, H - H_present, H_cover - C_present
+        # the all-present-vs-all-missing candidates exist only when some rows are missing
+        has_miss = n_present < m
 
         # a boundary between sorted positions k and k+1 of two distinct present values
         boundary = (k + 1 < n_present[:, None]) & (v[:, :-1] != v[:, 1:])
@@ -200,19 +236,25 @@ class ExactSplitter:
         fG_R, fH_R, fC_R = G - fG_L, H - fH_L, H_cover - fC_L
         f_ok = fwd_on & boundary & (fC_L >= mcw) & (fC_R >= mcw)
         f_loss = loss_of(fG_L, fH_L, fG_R, fH_R, f_ok)
-        fe_ok = fwd_on[:, 0] & has & (C_present >= mcw) & (C_miss >= mcw)
+        fe_ok = fwd_on[:, 0] & has & has_miss & (C_present >= mcw) & (C_miss >= mcw)
         fe_loss = loss_of(G_present, H_present, G_miss, H_miss, fe_ok)
         vmax = np.where(has, v[rows, last], 0).astype(F32)
         vmin = v[:, 0].astype(F32) if m else np.zeros(len(js), F32)
         fe_thr = (vmax + (np.abs(vmax) + F32(KRT_EPS))).astype(F32)
 
-        # backward: present values at or above the threshold go right, missing go left
-        bG_R, bH_R, bC_R = G_present[:, None] - GL_pres, H_present[:, None] - HL_pres, \
-            C_present[:, None] - CL_pres
+        # backward: present values at or above the threshold go right, missing go left;
+        # the right side is summed from the largest value down, as that scan runs
+        present = np.arange(m)[None, :] < n_present[:, None]
+
+        def from_top(a):
+            return np.cumsum(np.where(present, a, 0.0)[:, ::-1], axis=1)[:, ::-1][:, 1:]
+
+        bG_R, bH_R = from_top(self.g[I]), from_top(self.h[I])
+        bC_R = bH_R if self.h_cover is None else from_top(self.h_cover[I])
         bG_L, bH_L, bC_L = G - bG_R, H - bH_R, H_cover - bC_R
         b_ok = boundary & (bC_L >= mcw) & (bC_R >= mcw)
         b_loss = loss_of(bG_L, bH_L, bG_R, bH_R, b_ok)
-        be_ok = has & (C_miss >= mcw) & (C_present >= mcw)
+        be_ok = has & has_miss & (C_miss >= mcw) & (C_present >= mcw)
         be_loss = loss_of(G_miss, H_miss, G_present, H_present, be_ok)
         be_thr = (vmin - (np.abs(vmin) + F32(KRT_EPS))).astype(F32)
 
@@ -222,8 +264,14 @@ class ExactSplitter:
             "loss": np.concatenate([f_loss, fe_loss[:, None], b_loss[:, rev], be_loss[:, None]], 1),
             "threshold": np.concatenate([thr, fe_thr[:, None], thr[:, rev], be_thr[:, None]], 1),
             "default_left": np.concatenate(
-                [np.zeros_like(thr, bool), np.zeros((len(js), 1), bool),
-                 np.ones_like(thr, bool), np.ones((len(js), 1), bool)], 1),
+                [
+                    np.zeros_like(thr, bool),
+                    np.zeros((len(js), 1), bool),
+                    np.ones_like(thr, bool),
+                    np.ones((len(js), 1), bool),
+                ],
+                1,
+            ),
             "G_L": np.concatenate([fG_L, G_present[:, None], bG_L[:, rev], G_miss[:, None]], 1),
             "H_L": np.concatenate([fH_L, H_present[:, None], bH_L[:, rev], H_miss[:, None]], 1),
         }
@@ -253,19 +301,42 @@ class ExactSplitter:
                 if per_feature[r] > best_loss:
                     best_loss = per_feature[r]
                     q = pos[r]
-                    best = (int(self.features[js[r]]), float(c["threshold"][r, q]),
-                            bool(c["default_left"][r, q]), float(c["G_L"][r, q]),
-                            float(c["H_L"][r, q]), float(per_feature[r]))
+                    best = (
+                        int(self.features[js[r]]),
+                        float(c["threshold"][r, q]),
+                        bool(c["default_left"][r, q]),
+                        float(c["G_L"][r, q]),
+                        float(c["H_L"][r, q]),
+                        float(per_feature[r]),
+                    )
         if best is None:
             return None
         feature, threshold, default_left, G_L, H_L, lc = best
+        if not self._really_lowers_loss(G_L, H_L, G, H):
+            return None
         return self._candidate(feature, threshold, default_left, G_L, H_L, G, H, lc)
+
+    def _really_lowers_loss(self, G_L, H_L, G, H):
+        """False when the best candidate's gain is float32 rounding noise.
+
+        A node whose instances all have the same g and h (a pure node when λ = 0)
+        gains exactly nothing from any split; in float32 the gain can still come
+        out one rounding step above zero. XGBoost then splits on that noise
+        (into leaves of equal weight); teachgbt checks the gain in float64 and
+        keeps such a node a leaf. Predictions are the same either way.
+        """
+        p = self.p
+        exact = formulas.loss_chg(
+            G_L, H_L, G - G_L, H - H_L, p.reg_lambda, p.reg_alpha, p.max_delta_step
+        )
+        return exact > p.min_split_loss_eps
 
     def _candidate(self, feature, threshold, default_left, G_L, H_L, G, H, lc):
         p = self.p
         G_R, H_R = G - G_L, H - H_L
-        gain = formulas.split_gain(G_L, H_L, G_R, H_R, p.reg_lambda, p.gamma,
-                                   p.reg_alpha, p.max_delta_step)
+        gain = formulas.split_gain(
+            G_L, H_L, G_R, H_R, p.reg_lambda, p.gamma, p.reg_alpha, p.max_delta_step
+        )
         return Candidate(feature, threshold, default_left, G_L, H_L, G_R, H_R, float(lc), gain)
 
     def candidates(self, nd, G, H, feature_names=None, chosen=None):
@@ -279,18 +350,38 @@ class ExactSplitter:
             r, q = np.nonzero(ok)
             G_L, H_L = c["G_L"][r, q], c["H_L"][r, q]
             f = self.features[js][r]
-            frames.append(pd.DataFrame({
-                "feature": f,
-                "threshold": c["threshold"][r, q].astype(np.float64),
-                "default_left": c["default_left"][r, q],
-                "G_L": G_L, "H_L": H_L, "G_R": G - G_L, "H_R": H - H_L,
-            }))
-        df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-            columns=SPLIT_COLUMNS[:-2])
-        df["gain"] = formulas.split_gain(df["G_L"].to_numpy(), df["H_L"].to_numpy(),
-                                         df["G_R"].to_numpy(), df["H_R"].to_numpy(),
-                                         p.reg_lambda, p.gamma, p.reg_alpha, p.max_delta_step) \
-            if len(df) else np.array([], dtype=float)
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "feature": f,
+                        "threshold": c["threshold"][r, q].astype(np.float64),
+                        "default_left": c["default_left"][r, q],
+                        "G_L": G_L,
+                        "H_L": H_L,
+                        "G_R": G - G_L,
+                        "H_R": H - H_L,
+                    }
+                )
+            )
+        df = (
+            pd.concat(frames, ignore_index=True)
+            if frames
+            else pd.DataFrame(columns=SPLIT_COLUMNS[:-2])
+        )
+        df["gain"] = (
+            formulas.split_gain(
+                df["G_L"].to_numpy(),
+                df["H_L"].to_numpy(),
+                df["G_R"].to_numpy(),
+                df["H_R"].to_numpy(),
+                p.reg_lambda,
+                p.gamma,
+                p.reg_alpha,
+                p.max_delta_step,
+            )
+            if len(df)
+            else np.array([], dtype=float)
+        )
         return finish_split_table(df, feature_names, chosen)
 
 
@@ -299,13 +390,14 @@ def finish_split_table(df, feature_names, chosen):
     chosen_mask = np.zeros(len(df), dtype=bool)
     if chosen is not None and len(df):
         feature, threshold, default_left = chosen
-        chosen_mask = ((df["feature"].to_numpy() == feature)
-                       & (df["threshold"].to_numpy() == threshold)
-                       & (df["default_left"].to_numpy() == default_left))
+        chosen_mask = (
+            (df["feature"].to_numpy() == feature)
+            & (df["threshold"].to_numpy() == threshold)
+            & (df["default_left"].to_numpy() == default_left)
+        )
     df["chosen"] = chosen_mask
     if feature_names is not None and len(df):
         df["feature"] = [str(feature_names[j]) for j in df["feature"]]
     elif len(df):
         df["feature"] = [f"f{j}" for j in df["feature"]]
     return df[SPLIT_COLUMNS].reset_index(drop=True)
-

@@ -77,21 +77,28 @@ class Candidate:
 def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None):
     """Grow one tree with ``splitter``; return a ``Tree``.
 
-    ``leaf_stats(node_data) -> (G, H)`` gives the sums a node's weight is
+    ``leaf_stats(node_data) -> (G, H, extra)`` gives the sums a node's weight is
     computed from; by default the splitter's own G and H (XGBoost-style).
-    Friedman's GBDT passes Σ residual and Σ p(1−p) here.
+    Friedman's GBDT passes Σ residual and Σ p(1−p) here. It may return a fourth
+    item, False when the node must stay a leaf whatever its best split (GBDT:
+    its residuals are all equal, scikit-learn's stopping rule).
     """
     p = params
     b = TreeBuilder()
+    leaf_only = set()  # nodes leaf_stats said must not split
 
     def new_node(nd, parent, depth):
         n, G, H = splitter.node_sums(nd)
         if leaf_stats is None:
-            Gw, Hw, extra = G, H, {}
+            Gw, Hw, extra, may_split = G, H, {}, True
         else:
-            Gw, Hw, extra = leaf_stats(nd)
+            Gw, Hw, extra, *rest = leaf_stats(nd)
+            may_split = rest[0] if rest else True
         w = p.leaf_weight(Gw, Hw)
-        return b.add_node(parent, depth, n, Gw, Hw, w, p.leaf_value(w), **extra), (G, H)
+        nid = b.add_node(parent, depth, n, Gw, Hw, w, p.leaf_value(w), **extra)
+        if not may_split:
+            leaf_only.add(nid)
+        return nid, (G, H)
 
     def can_grow(depth):
         return p.max_depth == 0 or depth < p.max_depth
@@ -107,7 +114,7 @@ def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None)
     max_leaves = p.max_leaves or 0
 
     def evaluate(nid, nd, depth, sums):
-        if not can_grow(depth):
+        if not can_grow(depth) or nid in leaf_only:
             return None
         cand = splitter.find_split(nd, *sums)
         return cand if worth_splitting(cand) else None
@@ -116,8 +123,16 @@ def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None)
         nd_left, nd_right = splitter.partition(nd, cand)
         left, lsums = new_node(nd_left, nid, depth + 1)
         right, rsums = new_node(nd_right, nid, depth + 1)
-        b.split(nid, cand.feature, cand.threshold, cand.default_left, left, right,
-                cand.gain, cand.loss_chg)
+        b.split(
+            nid,
+            cand.feature,
+            cand.threshold,
+            cand.default_left,
+            left,
+            right,
+            cand.gain,
+            cand.loss_chg,
+        )
         return [(left, nd_left, depth + 1, lsums), (right, nd_right, depth + 1, rsums)]
 
     if max_leaves:

@@ -148,7 +148,9 @@ class CustomObjective(Loss):
 
     def __init__(self, fn):
         if not callable(fn):
-            raise TypeError(f"objective must be a string or a callable (y, margin) -> (g, h); got {fn!r}")
+            raise TypeError(
+                f"objective must be a string or a callable (y, margin) -> (g, h); got {fn!r}"
+            )
         self.fn = fn
         self.name = getattr(fn, "__name__", "custom objective")
 

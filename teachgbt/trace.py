@@ -110,15 +110,19 @@ class Trace:
         t = self._check_round(t)
         m = self.margin(t - 1)
         stats = self._round_stats(t)
-        df = pd.DataFrame({
-            "y": self._y,
-            "margin": m.astype(np.float64),
-            "prob": self._prob(m.astype(np.float64)) if self.is_classifier else np.nan,
-            "g": np.asarray(stats["g"], dtype=np.float64),
-            "h": np.asarray(stats["h_leaf"] if stats.get("h_leaf") is not None else stats["h"],
-                            dtype=np.float64),
-            "leaf": self.leaf(t),
-        })
+        df = pd.DataFrame(
+            {
+                "y": self._y,
+                "margin": m.astype(np.float64),
+                "prob": self._prob(m.astype(np.float64)) if self.is_classifier else np.nan,
+                "g": np.asarray(stats["g"], dtype=np.float64),
+                "h": np.asarray(
+                    stats["h_leaf"] if stats.get("h_leaf") is not None else stats["h"],
+                    dtype=np.float64,
+                ),
+                "leaf": self.leaf(t),
+            }
+        )
         if not self.is_classifier:
             df = df.drop(columns="prob")
         return df
@@ -137,18 +141,24 @@ class Trace:
         model = self._model
         info = self._rounds[t - 1]
         stats = self._round_stats(t)
-        splitter = model._splitter(self._data, stats, self._algo.scan_params(), info["rows"],
-                                   info["features"])
+        splitter = model._splitter(
+            self._data, stats, self._algo.scan_params(), info["rows"], info["features"]
+        )
         mask = tree.node_mask(self._X, node, self.leaf(t))
         nd = splitter.root(keep=mask)
         _, G, H = splitter.node_sums(nd)
         chosen = None
         if tree.feature[node] >= 0:
-            chosen = (int(tree.feature[node]), float(tree.threshold[node]),
-                      bool(tree.default_left[node]))
+            chosen = (
+                int(tree.feature[node]),
+                float(tree.threshold[node]),
+                bool(tree.default_left[node]),
+            )
         return splitter.candidates(nd, G, H, tree.feature_names, chosen)
 
     def __repr__(self):
         kind = "classifier" if self.is_classifier else "regressor"
-        return (f"<teachgbt.Trace of a {kind}: {self.n_rounds} rounds, {len(self._y)} instances; "
-                "epochs(), instances(t), nodes(t), splits(t, node)>")
+        return (
+            f"<teachgbt.Trace of a {kind}: {self.n_rounds} rounds, {len(self._y)} instances; "
+            "epochs(), instances(t), nodes(t), splits(t, node)>"
+        )

@@ -1,0 +1,73 @@
+"""Helpers that put a teachgbt tree beside an XGBoost tree, node for node."""
+
+import json
+
+import numpy as np
+
+
+def xgb_trees(booster):
+    """Each tree of an XGBoost booster as its JSON dump (a nested dict)."""
+    return [json.loads(t) for t in booster.get_dump(dump_format="json", with_stats=True)]
+
+
+def compare_tree(ours, theirs, leaf_atol=1e-6, X=None):
+    """Walk both trees from the root; return a list of differences (empty when equal).
+
+    Compares split features, thresholds (as float32), default directions and leaf values.
+    With the training data X, two different rules that split a node's training rows
+    identically count as the same split: such candidates tie exactly, and which one
+    wins is decided by float rounding of equal sums.
+    """
+    diffs = []
+    X32 = None if X is None else np.asarray(X, dtype=np.float32)
+    leaves = None if X is None else ours.apply(X32)
+
+    def same_partition(i, feat, thr, default_left):
+        if X32 is None:
+            return False
+        rows = ours.node_mask(X32, i, leaves)
+        mine = X32[rows, ours.feature[i]]
+        go_mine = np.where(np.isnan(mine), ours.default_left[i], mine < ours.threshold[i])
+        theirs_x = X32[rows, feat]
+        go_theirs = np.where(np.isnan(theirs_x), default_left, theirs_x < thr)
+        return bool(np.array_equal(go_mine, go_theirs))
+
+    def walk(i, node, path):
+        if "leaf" in node:
+            if ours.feature[i] >= 0:
+                diffs.append(f"{path}: teachgbt splits on f{ours.feature[i]}, XGBoost has a leaf")
+            elif abs(ours.value[i] - node["leaf"]) > leaf_atol * max(1.0, abs(node["leaf"])):
+                diffs.append(f"{path}: leaf {ours.value[i]!r} vs {node['leaf']!r}")
+            return
+        if ours.feature[i] < 0:
+            # XGBoost may split a node whose split gains nothing in exact arithmetic (one
+            # float32 rounding step): every leaf below then carries the same value as ours.
+            below = leaf_values(node)
+            if not np.allclose(below, ours.value[i], rtol=1e-6, atol=leaf_atol):
+                diffs.append(f"{path}: teachgbt has a leaf, XGBoost splits on {node['split']}")
+            return
+        feat = int(str(node["split"]).lstrip("f"))
+        thr = np.float32(node["split_condition"])
+        default_left = node["missing"] == node["yes"]
+        if feat != ours.feature[i] or thr != np.float32(ours.threshold[i]):
+            if not same_partition(i, feat, thr, default_left):
+                diffs.append(
+                    f"{path}: split f{ours.feature[i]} < {ours.threshold[i]!r} vs "
+                    f"{node['split']} < {node['split_condition']!r}"
+                )
+                return
+        elif default_left != bool(ours.default_left[i]):
+            diffs.append(f"{path}: default_left {bool(ours.default_left[i])} vs {default_left}")
+        kids = {c["nodeid"]: c for c in node["children"]}
+        walk(int(ours.left[i]), kids[node["yes"]], path + "L")
+        walk(int(ours.right[i]), kids[node["no"]], path + "R")
+
+    walk(0, theirs, "root")
+    return diffs
+
+
+def leaf_values(node):
+    """Every leaf value below a node of an XGBoost JSON dump."""
+    if "leaf" in node:
+        return [node["leaf"]]
+    return [v for c in node["children"] for v in leaf_values(c)]
