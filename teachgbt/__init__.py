@@ -8,6 +8,7 @@ clf.trace_.splits(1, 0)      # every candidate split at the root of tree 1
 
 from . import formulas, losses
 from .estimators import BoostingClassifier, BoostingRegressor, NotFittedError
+from .io import load
 from .trace import Trace
 from .tree import Tree
 
@@ -20,6 +21,7 @@ __all__ = [
     "Trace",
     "Tree",
     "formulas",
+    "load",
     "losses",
     "__version__",
 ]

@@ -9,7 +9,7 @@ import pandas as pd
 
 
 def _row_label(index, i):
-    return f"row {index[i]!r}" if index is not None else f"row {i}"
+    return f"row {index[i]!r}" if index is not None else f"row {int(i)}"
 
 
 def check_X(X, what="X"):
@@ -64,18 +64,18 @@ def check_X(X, what="X"):
     inf = np.isinf(arr)
     if inf.any():
         i, j = np.argwhere(inf)[0]
-        col = names[j] if names else j
+        col = names[j] if names else int(j)
         raise ValueError(
             f"{what} contains an infinite value in column {col!r}, {_row_label(index, i)} "
-            f"({arr[i, j]!r}); missing values may be NaN, but not inf"
+            f"({float(arr[i, j])!r}); missing values may be NaN, but not inf"
         )
     X32 = np.ascontiguousarray(arr, dtype=np.float32)
     big = np.isinf(X32) & ~inf
     if big.any():
         i, j = np.argwhere(big)[0]
-        col = names[j] if names else j
+        col = names[j] if names else int(j)
         raise ValueError(
-            f"{what} value {arr[i, j]!r} in column {col!r}, {_row_label(index, i)} is too large "
+            f"{what} value {float(arr[i, j])!r} in column {col!r}, {_row_label(index, i)} is too large "
             "for float32, the precision trees compare features in"
         )
     return X32, names
@@ -98,7 +98,7 @@ def check_y_numeric(y, n_rows, what="y"):
     if bad.any():
         i = int(np.argmax(bad))
         raise ValueError(
-            f"{what} contains {yf[i]!r} at {_row_label(index, i)}; targets must be finite"
+            f"{what} contains {float(yf[i])!r} at {_row_label(index, i)}; targets must be finite"
         )
     return yf
 
@@ -118,12 +118,12 @@ def check_y_binary(y, n_rows, what="y"):
         if bad.any():
             i = int(np.argmax(bad))
             raise ValueError(
-                f"{what} contains {arr[i]!r} at {_row_label(index, i)}; labels must not be missing"
+                f"{what} contains {float(arr[i])!r} at {_row_label(index, i)}; labels must not be missing"
             )
         if not np.all(arr == np.round(arr)):
             example = arr[arr != np.round(arr)][0]
             raise ValueError(
-                f"{what} holds continuous values (e.g. {example!r}): this looks "
+                f"{what} holds continuous values (e.g. {float(example)!r}): this looks "
                 "like a regression target. BoostingClassifier needs two class labels; "
                 "use BoostingRegressor for a numeric target"
             )
@@ -152,7 +152,7 @@ def check_sample_weight(sample_weight, n_rows):
     bad = ~np.isfinite(w) | (w < 0)
     if bad.any():
         i = int(np.argmax(bad))
-        raise ValueError(f"sample_weight[{i}] = {w[i]!r}; weights must be finite and non-negative")
+        raise ValueError(f"sample_weight[{i}] = {float(w[i])!r}; weights must be finite and non-negative")
     if not w.sum() > 0:
         raise ValueError("sample_weight sums to 0: at least one row needs a positive weight")
     return w

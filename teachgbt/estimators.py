@@ -367,6 +367,12 @@ class _Boosting(_Base):
             margin = (margin + tree.predict(X32).astype(dtype)).astype(dtype)
         return margin.astype(np.float64)
 
+    def save(self, path):
+        """Write the fitted model to ``path`` as versioned JSON (read back with ``tg.load``)."""
+        from .io import save
+
+        save(self, path)
+
     @property
     def feature_importances_(self):
         """Total gain (loss_chg) of each feature's splits, normalised to sum to 1."""
@@ -423,7 +429,8 @@ class BoostingClassifier(_ClassifierMixin, _Boosting):
         return (arr == self.classes_[1]).astype(np.float64)
 
     def predict_proba(self, X, iteration_range=None):
-        p = self.loss_.transform(self.decision_function(X, iteration_range))
+        margin = self.decision_function(X, iteration_range)
+        p = self.loss_.transform(margin)
         return np.column_stack([1.0 - p, p])
 
     def predict(self, X, iteration_range=None):

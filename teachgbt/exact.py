@@ -186,94 +186,104 @@ class ExactSplitter:
         return F32(s) if p.float32 else float(s)
 
     def scan_feature_block(self, nd, js, G, H, H_cover):
-        """Evaluate every candidate of the features ``self.features[js]`` of one node.
+        """Evaluate every candidate split on the features ``self.features[js]`` of one node.
 
-        Returns per feature, in scan order (forward, forward end, backward,
-        backward end), arrays of the candidates' statistics; invalid
-        candidates have loss_chg = −inf.
+        Returns 1-D arrays, one entry per valid candidate: its feature, threshold,
+        default direction, G_L, H_L, loss_chg, and ``key`` — the candidate's place
+        in XGBoost's scan order (by feature; within a feature the forward scan
+        upwards, its end, the backward scan downwards, its end).
         """
         p = self.p
-        mcw = p.min_child_weight
         I = nd.idx[js]
         m = I.shape[1]
         f = self.features[js]
-        v = self.cols.XT[f[:, None], I]  # sorted feature values, float32
+        v = self.cols.XT[f[:, None], I]  # each feature's values in sorted order, float32
         n_present = nd.n_present[js]
-        k = np.arange(m - 1)[None, :]
-        rows = np.arange(len(js))
+        gs, hs = self.g[I], self.h[I]
+        cs = hs if self.h_cover is None else self.h_cover[I]
 
-        # Seed 000's left-to-right scan: G_L, H_L after each sorted instance.
-        cg = np.cumsum(self.g[I], axis=1)
-        ch = np.cumsum(self.h[I], axis=1)
-        cc = ch if self.h_cover is None else np.cumsum(self.h_cover[I], axis=1)
+        # Seed 000's left-to-right scan: G_L and H_L after each sorted instance.
+        cg, ch = np.cumsum(gs, axis=1), np.cumsum(hs, axis=1)
+        cc = ch if self.h_cover is None else np.cumsum(cs, axis=1)
+        rows = np.arange(len(js))
         last = np.maximum(n_present - 1, 0)
         has = n_present > 0
         G_present = np.where(has, cg[rows, last], 0.0)
         H_present = np.where(has, ch[rows, last], 0.0)
         C_present = np.where(has, cc[rows, last], 0.0)
-        G_miss, H_miss, C_miss = G - G_present, H - H_present, H_cover - C_present
-        # the all-present-vs-all-missing candidates exist only when some rows are missing
-        has_miss = n_present < m
 
-        # a boundary between sorted positions k and k+1 of two distinct present values
-        boundary = (k + 1 < n_present[:, None]) & (v[:, :-1] != v[:, 1:])
-        mid = ((v[:, :-1] + v[:, 1:]) * F32(0.5)).astype(F32)
-        thr = np.where(mid > v[:, :-1], mid, v[:, 1:])
+        # Candidates sit between sorted positions q and q+1 holding two distinct values.
+        boundary = (np.arange(m - 1)[None, :] + 1 < n_present[:, None]) & (v[:, :-1] != v[:, 1:])
+        r, q = np.nonzero(boundary)
+        lo, hi = v[r, q], v[r, q + 1]
+        mid = ((lo + hi) * F32(0.5)).astype(F32)
+        thr = np.where(mid > lo, mid, hi)  # the midpoint, unless float32 rounds it onto lo
 
-        GL_pres, HL_pres, CL_pres = cg[:, :-1], ch[:, :-1], cc[:, :-1]
+        # The end candidates (every present value on one side, every missing value on
+        # the other) exist only where some rows miss the feature.
+        ends = np.flatnonzero(has & (n_present < m))
+        vmin = v[ends, 0]
+        gap = lambda x: (np.abs(x) + F32(KRT_EPS)).astype(F32)  # noqa: E731
+
+        parts = []  # (feature row, phase, position, threshold, default_left, G_L, H_L, C_L)
+        # forward scan: present values below the threshold go left, missing go right;
+        # XGBoost runs it only for features with missing values somewhere
+        fwd = self.cols.has_missing[f] & ~self.cols.constant[f]
+        if fwd.any():
+            s = fwd[r]
+            parts.append(
+                (r[s], 0, q[s], thr[s], False, cg[r[s], q[s]], ch[r[s], q[s]], cc[r[s], q[s]])
+            )
+            e = ends[fwd[ends]]
+            parts.append(
+                (
+                    e,
+                    1,
+                    np.zeros(len(e), int),
+                    (v[e, last[e]] + gap(v[e, last[e]])),
+                    False,
+                    G_present[e],
+                    H_present[e],
+                    C_present[e],
+                )
+            )
+        # backward scan: present values at or above the threshold go right, missing go left
+        G_R = G_present[r] - cg[r, q]
+        H_R = H_present[r] - ch[r, q]
+        C_R = C_present[r] - cc[r, q]
+        parts.append((r, 2, -q, thr, True, G - G_R, H - H_R, H_cover - C_R))
+        parts.append(
+            (
+                ends,
+                3,
+                np.zeros(len(ends), int),
+                (vmin - gap(vmin)),
+                True,
+                G - G_present[ends],
+                H - H_present[ends],
+                H_cover - C_present[ends],
+            )
+        )
+
+        cat = lambda i: np.concatenate([np.broadcast_to(pt[i], len(pt[0])) for pt in parts])  # noqa: E731
+        fr, phase, pos = cat(0), cat(1), cat(2)
+        thresholds, default_left = cat(3).astype(F32), cat(4).astype(bool)
+        G_L, H_L, C_L = cat(5), cat(6), cat(7)
+        G_R, H_R, C_R = G - G_L, H - H_L, H_cover - C_L
+        mcw = p.min_child_weight
+        ok = (C_L >= mcw) & (C_R >= mcw)
+        G_L, H_L, G_R, H_R = G_L[ok], H_L[ok], G_R[ok], H_R[ok]
         root = self._root_score(G, H, H_cover)
-
-        def loss_of(G_L, H_L, G_R, H_R, ok):
-            if p.float32:
-                lc = (self._score(G_L, H_L) + self._score(G_R, H_R)) - root
-            else:
-                lc = self._score(G_L, H_L) + self._score(G_R, H_R) - root
-            return np.where(ok, lc, -np.inf)
-
-        # forward: present values below the threshold go left, missing go right
-        fwd_on = (self.cols.has_missing[f] & ~self.cols.constant[f])[:, None]
-        fG_L, fH_L, fC_L = GL_pres, HL_pres, CL_pres
-        fG_R, fH_R, fC_R = G - fG_L, H - fH_L, H_cover - fC_L
-        f_ok = fwd_on & boundary & (fC_L >= mcw) & (fC_R >= mcw)
-        f_loss = loss_of(fG_L, fH_L, fG_R, fH_R, f_ok)
-        fe_ok = fwd_on[:, 0] & has & has_miss & (C_present >= mcw) & (C_miss >= mcw)
-        fe_loss = loss_of(G_present, H_present, G_miss, H_miss, fe_ok)
-        vmax = np.where(has, v[rows, last], 0).astype(F32)
-        vmin = v[:, 0].astype(F32) if m else np.zeros(len(js), F32)
-        fe_thr = (vmax + (np.abs(vmax) + F32(KRT_EPS))).astype(F32)
-
-        # backward: present values at or above the threshold go right, missing go left;
-        # the right side is summed from the largest value down, as that scan runs
-        present = np.arange(m)[None, :] < n_present[:, None]
-
-        def from_top(a):
-            return np.cumsum(np.where(present, a, 0.0)[:, ::-1], axis=1)[:, ::-1][:, 1:]
-
-        bG_R, bH_R = from_top(self.g[I]), from_top(self.h[I])
-        bC_R = bH_R if self.h_cover is None else from_top(self.h_cover[I])
-        bG_L, bH_L, bC_L = G - bG_R, H - bH_R, H_cover - bC_R
-        b_ok = boundary & (bC_L >= mcw) & (bC_R >= mcw)
-        b_loss = loss_of(bG_L, bH_L, bG_R, bH_R, b_ok)
-        be_ok = has & has_miss & (C_miss >= mcw) & (C_present >= mcw)
-        be_loss = loss_of(G_miss, H_miss, G_present, H_present, be_ok)
-        be_thr = (vmin - (np.abs(vmin) + F32(KRT_EPS))).astype(F32)
-
-        # candidates in XGBoost's scan order; the backward scan runs from the top down
-        rev = slice(None, None, -1)
+        loss = (self._score(G_L, H_L) + self._score(G_R, H_R)) - root
+        fr, phase, pos = fr[ok], phase[ok], pos[ok]
         return {
-            "loss": np.concatenate([f_loss, fe_loss[:, None], b_loss[:, rev], be_loss[:, None]], 1),
-            "threshold": np.concatenate([thr, fe_thr[:, None], thr[:, rev], be_thr[:, None]], 1),
-            "default_left": np.concatenate(
-                [
-                    np.zeros_like(thr, bool),
-                    np.zeros((len(js), 1), bool),
-                    np.ones_like(thr, bool),
-                    np.ones((len(js), 1), bool),
-                ],
-                1,
-            ),
-            "G_L": np.concatenate([fG_L, G_present[:, None], bG_L[:, rev], G_miss[:, None]], 1),
-            "H_L": np.concatenate([fH_L, H_present[:, None], bH_L[:, rev], H_miss[:, None]], 1),
+            "feature": f[fr],
+            "threshold": thresholds[ok],
+            "default_left": default_left[ok],
+            "G_L": G_L,
+            "H_L": H_L,
+            "loss": loss,
+            "key": (fr, phase, pos),
         }
 
     def _blocks(self, nd):
@@ -292,23 +302,23 @@ class ExactSplitter:
         best_loss = 0.0  # XGBoost starts from loss_chg 0: only positive reductions count
         for js in self._blocks(nd):
             c = self.scan_feature_block(nd, js, G, H, H_cover)
-            loss = c["loss"]
-            if loss.shape[1] == 0:
+            if len(c["loss"]) == 0:
                 continue
-            pos = np.argmax(loss, axis=1)  # first maximum = first in scan order
-            per_feature = loss[np.arange(len(js)), pos]
-            for r in range(len(js)):  # lower feature index wins ties
-                if per_feature[r] > best_loss:
-                    best_loss = per_feature[r]
-                    q = pos[r]
-                    best = (
-                        int(self.features[js[r]]),
-                        float(c["threshold"][r, q]),
-                        bool(c["default_left"][r, q]),
-                        float(c["G_L"][r, q]),
-                        float(c["H_L"][r, q]),
-                        float(per_feature[r]),
-                    )
+            top = c["loss"].max()
+            if not top > best_loss:  # later blocks hold higher feature indices: ties stay
+                continue
+            tied = np.flatnonzero(c["loss"] == top)
+            fr, phase, pos = (k[tied] for k in c["key"])
+            i = tied[np.lexsort((pos, phase, fr))[0]]  # first in scan order
+            best_loss = top
+            best = (
+                int(c["feature"][i]),
+                float(c["threshold"][i]),
+                bool(c["default_left"][i]),
+                float(c["G_L"][i]),
+                float(c["H_L"][i]),
+                float(top),
+            )
         if best is None:
             return None
         feature, threshold, default_left, G_L, H_L, lc = best
@@ -340,48 +350,25 @@ class ExactSplitter:
         return Candidate(feature, threshold, default_left, G_L, H_L, G_R, H_R, float(lc), gain)
 
     def candidates(self, nd, G, H, feature_names=None, chosen=None):
-        """Every candidate evaluated at a node, as the ``splits(t, node)`` table."""
+        """Every candidate evaluated at a node, as the ``splits(t, node)`` table, in scan order."""
         p = self.p
         H_cover = H if self.h_cover is None else self.cover_sum(nd)
         frames = []
         for js in self._blocks(nd):
             c = self.scan_feature_block(nd, js, G, H, H_cover)
-            ok = np.isfinite(c["loss"])
-            r, q = np.nonzero(ok)
-            G_L, H_L = c["G_L"][r, q], c["H_L"][r, q]
-            f = self.features[js][r]
-            frames.append(
-                pd.DataFrame(
-                    {
-                        "feature": f,
-                        "threshold": c["threshold"][r, q].astype(np.float64),
-                        "default_left": c["default_left"][r, q],
-                        "G_L": G_L,
-                        "H_L": H_L,
-                        "G_R": G - G_L,
-                        "H_R": H - H_L,
-                    }
-                )
-            )
-        df = (
-            pd.concat(frames, ignore_index=True)
-            if frames
-            else pd.DataFrame(columns=SPLIT_COLUMNS[:-2])
-        )
-        df["gain"] = (
-            formulas.split_gain(
-                df["G_L"].to_numpy(),
-                df["H_L"].to_numpy(),
-                df["G_R"].to_numpy(),
-                df["H_R"].to_numpy(),
-                p.reg_lambda,
-                p.gamma,
-                p.reg_alpha,
-                p.max_delta_step,
-            )
-            if len(df)
-            else np.array([], dtype=float)
-        )
+            order = np.lexsort(c["key"][::-1])
+            G_L, H_L = c["G_L"][order], c["H_L"][order]
+            frames.append(pd.DataFrame({
+                "feature": c["feature"][order],
+                "threshold": c["threshold"][order].astype(np.float64),
+                "default_left": c["default_left"][order],
+                "G_L": G_L, "H_L": H_L, "G_R": G - G_L, "H_R": H - H_L,
+            }))  # fmt: skip
+        df = pd.concat(frames, ignore_index=True)
+        df["gain"] = formulas.split_gain(
+            df["G_L"].to_numpy(), df["H_L"].to_numpy(), df["G_R"].to_numpy(),
+            df["H_R"].to_numpy(), p.reg_lambda, p.gamma, p.reg_alpha, p.max_delta_step,
+        )  # fmt: skip
         return finish_split_table(df, feature_names, chosen)
 
 
