@@ -1,0 +1,185 @@
+"""The ``teachgbt`` command (also ``python -m teachgbt``)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import pandas as pd
+
+__all__ = ["main"]
+
+
+class CommandError(Exception):
+    """A problem the user can fix; printed without a traceback."""
+
+
+def _read_csv(path):
+    if not os.path.exists(path):
+        raise CommandError(f"{path}: no such file")
+    try:
+        return pd.read_csv(path)
+    except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as e:
+        raise CommandError(f"{path}: not a readable CSV file ({e})") from None
+
+
+def _check_output_dir(path):
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise CommandError(f"cannot write {path}: the folder {parent} does not exist")
+
+
+# ------------------------------------------------------------------ commands
+def cmd_walkthrough(args):
+    from . import walkthrough
+
+    if args.dataset != "troll2":
+        raise CommandError(f"unknown dataset {args.dataset!r}; available: troll2")
+    out = args.out
+    w = walkthrough.troll2()
+    print(w)
+    if out:
+        written = walkthrough.save_with_diagrams(w, out)
+        print(f"\nwrote {len(written)} files to {out}/:")
+        for p in written:
+            print(f"  {os.path.relpath(p, out)}")
+
+
+def cmd_train(args):
+    from . import BoostingClassifier, BoostingRegressor
+
+    df = _read_csv(args.data)
+    if args.target not in df.columns:
+        raise CommandError(
+            f"{args.data} has no column {args.target!r}; its columns are {list(df.columns)}"
+        )
+    y = df[args.target]
+    X = df.drop(columns=[args.target])
+    kind = args.task
+    if kind == "auto":
+        kind = "classify" if y.nunique(dropna=True) == 2 else "regress"
+    Est = BoostingClassifier if kind == "classify" else BoostingRegressor
+    params = dict(
+        algorithm=args.algorithm,
+        tree_method=args.tree_method,
+        n_estimators=args.n_estimators,
+        learning_rate=args.learning_rate,
+        max_depth=args.max_depth,
+        max_leaves=args.max_leaves,
+        reg_lambda=args.reg_lambda,
+        gamma=args.gamma,
+        min_child_weight=args.min_child_weight,
+        max_bin=args.max_bin,
+    )
+    _check_output_dir(args.model)
+    model = Est(**params).fit(X, y)
+    model.save(args.model)
+    kind_word = "classifier" if kind == "classify" else "regressor"
+    print(
+        f"trained a {kind_word} ({args.algorithm}, {args.tree_method}) with {len(model.trees_)} "
+        f"trees on {len(X)} rows x {X.shape[1]} features; saved to {args.model}"
+    )
+
+
+def cmd_predict(args):
+    from .io import load
+
+    model = load(args.model)
+    df = _read_csv(args.data)
+    names = getattr(model, "feature_names_in_", None)
+    if names is not None:
+        missing = [c for c in names if c not in df.columns]
+        if missing:
+            raise CommandError(f"{args.data} lacks the model's feature columns {missing}")
+        df = df[list(names)]
+    out = pd.DataFrame({"prediction": model.predict(df)})
+    if hasattr(model, "classes_"):
+        out[f"prob_{model.classes_[1]}"] = model.predict_proba(df)[:, 1]
+    out["margin"] = model.decision_function(df)
+    if args.output:
+        from .io import write_atomic
+
+        _check_output_dir(args.output)
+        write_atomic(args.output, lambda f: out.to_csv(f, index=False))
+        print(f"wrote {len(out)} predictions to {args.output}")
+    else:
+        out.to_csv(sys.stdout, index=False)
+
+
+def cmd_draw(args):
+    from .io import load
+
+    model = load(args.model)
+    n = len(model.trees_)
+    if not 1 <= args.tree <= n:
+        raise CommandError(f"--tree must be from 1 to {n} (the model has {n} trees)")
+    _check_output_dir(args.output)
+    model.trees_[args.tree - 1].draw().save(args.output)
+    print(f"drew tree {args.tree} to {args.output}")
+
+
+def build_parser():
+    p = argparse.ArgumentParser(
+        prog="teachgbt",
+        description="Gradient boosted trees you can read: walkthroughs, training, diagrams.",
+    )
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    w = sub.add_parser("walkthrough", help="the tutorial's tables, tree diagrams and plots")
+    w.add_argument("dataset", nargs="?", default="troll2", help="troll2 (seed 004)")
+    w.add_argument("--out", metavar="DIR", help="also write tables (CSV), diagrams and plots here")
+    w.set_defaults(func=cmd_walkthrough)
+
+    t = sub.add_parser("train", help="fit a model on a CSV file and save it as JSON")
+    t.add_argument("data", metavar="DATA.csv")
+    t.add_argument("--target", required=True, help="the column to predict")
+    t.add_argument("--model", required=True, metavar="OUT.json")
+    t.add_argument("--task", choices=("auto", "classify", "regress"), default="auto",
+                   help="auto: a classifier when the target has two values")
+    t.add_argument("--algorithm", choices=("xgboost", "gbdt"), default="xgboost")
+    t.add_argument("--tree-method", choices=("exact", "hist"), default="exact")
+    t.add_argument("--n-estimators", type=int, default=100)
+    t.add_argument("--learning-rate", type=float, default=None)
+    t.add_argument("--max-depth", type=int, default=6)
+    t.add_argument("--max-leaves", type=int, default=None)
+    t.add_argument("--reg-lambda", type=float, default=None)
+    t.add_argument("--gamma", type=float, default=0.0)
+    t.add_argument("--min-child-weight", type=float, default=None)
+    t.add_argument("--max-bin", type=int, default=256)
+    t.set_defaults(func=cmd_train)
+
+    r = sub.add_parser("predict", help="predict a CSV file with a saved model")
+    r.add_argument("model", metavar="MODEL.json")
+    r.add_argument("data", metavar="DATA.csv")
+    r.add_argument("--output", metavar="OUT.csv", help="default: print to the terminal")
+    r.set_defaults(func=cmd_predict)
+
+    d = sub.add_parser("draw", help="draw one tree of a saved model")
+    d.add_argument("model", metavar="MODEL.json")
+    d.add_argument("--tree", type=int, required=True, help="1-based round number")
+    d.add_argument("--output", required=True, metavar="FILE.svg|.png|.pdf|.dot")
+    d.set_defaults(func=cmd_draw)
+    return p
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 0
+    try:
+        args.func(args)
+    except (CommandError, ValueError, TypeError, KeyError, OSError) as e:
+        msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
+        print(f"teachgbt {args.command}: error: {msg}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
