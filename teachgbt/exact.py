@@ -80,6 +80,23 @@ class NodeRows:
     n_present: np.ndarray  # (n_features_used,)
 
 
+@dataclass
+class ScanPart:
+    """One family of candidates of a block of features, as 2-D arrays (feature × position).
+
+    ``phase`` orders the families as XGBoost scans them: 0 forward scan, 1 its
+    end, 2 backward scan, 3 its end; ``position`` orders candidates inside one.
+    """
+
+    phase: int
+    default_left: bool
+    G_L: np.ndarray
+    H_L: np.ndarray
+    C_L: np.ndarray  # what min_child_weight is checked on (H, or the cover)
+    position: np.ndarray
+    threshold: object  # (rows, cols) -> float32 thresholds
+
+
 class ExactSplitter:
     """Finds the best split of a node by the sorted scan; partitions its rows.
 
@@ -90,12 +107,13 @@ class ExactSplitter:
     """
 
     def __init__(
-        self, cols, g, h, params, rows=None, features=None, h_cover=None, chunk_elems=1 << 20
+        self, cols, g, h, params, rows=None, features=None, h_cover=None, chunk_elems=1 << 21
     ):
         self.cols = cols
-        self.g = np.asarray(g, dtype=np.float64)
-        self.h = np.asarray(h, dtype=np.float64)
-        self.h_cover = None if h_cover is None else np.asarray(h_cover, dtype=np.float64)
+        # kept in their own precision (float32 for XGBoost-style training); summed in float64
+        self.g = np.asarray(g)
+        self.h = np.asarray(h)
+        self.h_cover = None if h_cover is None else np.asarray(h_cover)
         self.p = params
         self.rows = rows  # None: every row; else sorted int array of sampled rows
         self.features = (
@@ -125,43 +143,221 @@ class ExactSplitter:
         return nd.idx[0]
 
     def node_sums(self, nd):
-        """n, G, H of a node. Summed one row at a time in row order, as XGBoost does,
-        so that the float rounding of G and H is XGBoost's too."""
-        r = np.sort(nd.idx[0])
-        if len(r) == 0:
-            return 0, 0.0, 0.0
-        return len(r), float(np.cumsum(self.g[r])[-1]), float(np.cumsum(self.h[r])[-1])
+        """n, G, H of a node."""
+        r = nd.idx[0]
+        G = float(self.g[r].sum(dtype=np.float64))
+        return len(r), G, float(self.h[r].sum(dtype=np.float64))
 
     def cover_sum(self, nd):
-        h = self.h if self.h_cover is None else self.h_cover
-        return float(h[nd.idx[0]].sum())
+        c = self.h if self.h_cover is None else self.h_cover
+        return float(c[nd.idx[0]].sum(dtype=np.float64))
 
     def partition(self, nd, cand):
         j = int(np.searchsorted(self.features, cand.feature))
         rows = nd.idx[j]
-        x = self.cols.XT[cand.feature, rows]
+        x = self.cols.XT[cand.feature].take(rows)
         # the same routing rule as Tree.apply: x < threshold, missing → default
         self._go_left[rows] = np.where(np.isnan(x), cand.default_left, x < F32(cand.threshold))
         mask = self._go_left[nd.idx]
-        n_left = int(mask[0].sum())
         pos_present = np.arange(nd.idx.shape[1])[None, :] < nd.n_present[:, None]
-        left = NodeRows(
-            nd.idx[mask].reshape(len(self.features), n_left), (mask & pos_present).sum(axis=1)
-        )
-        right = NodeRows(
-            nd.idx[~mask].reshape(len(self.features), -1), (~mask & pos_present).sum(axis=1)
-        )
+        d = len(self.features)
+        left = NodeRows(nd.idx[mask].reshape(d, -1), (mask & pos_present).sum(axis=1))
+        right = NodeRows(nd.idx[~mask].reshape(d, -1), (~mask & pos_present).sum(axis=1))
         return left, right
 
     # ------------------------------------------------------------- the scan
+    def _blocks(self, nd):
+        """Features in blocks small enough that a block's arrays stay within memory."""
+        m = max(nd.idx.shape[1], 1)
+        step = max(1, self.chunk_elems // m)
+        d = len(self.features)
+        for s in range(0, d, step):
+            yield np.arange(s, min(d, s + step))
+
+    def scan(self, nd, js, G, H, H_cover):
+        """Seed 000's left-to-right scan over the features ``self.features[js]`` of one node.
+
+        Returns the block's features and its candidate families (``ScanPart``):
+        for every boundary between two distinct sorted values, the sums G_L, H_L
+        on the left, for either direction the missing values may take.
+        """
+        I = nd.idx[js]
+        m = I.shape[1]
+        f = self.features[js]
+        XT = self.cols.XT
+        v = np.stack([XT[fj].take(Ij) for fj, Ij in zip(f, I)])  # sorted values, float32
+        n_present = nd.n_present[js]
+
+        # G_L and H_L after each sorted instance: the running sums of the scan
+        cg = np.cumsum(self.g[I], axis=1, dtype=np.float64)
+        ch = np.cumsum(self.h[I], axis=1, dtype=np.float64)
+        cc = ch if self.h_cover is None else np.cumsum(self.h_cover[I], axis=1, dtype=np.float64)
+        rows = np.arange(len(js))
+        last = np.maximum(n_present - 1, 0)
+        has = n_present > 0
+        G_pres = np.where(has, cg[rows, last], 0.0)[:, None]
+        H_pres = np.where(has, ch[rows, last], 0.0)[:, None]
+        C_pres = np.where(has, cc[rows, last], 0.0)[:, None]
+
+        # a boundary between sorted positions q and q+1 holding two distinct present values
+        q = np.arange(m - 1)[None, :]
+        boundary = (q + 1 < n_present[:, None]) & (v[:, :-1] != v[:, 1:])
+        no_boundary = ~boundary
+
+        def midpoint(r, c):
+            lo, hi = v[r, c], v[r, c + 1]
+            mid = ((lo + hi) * F32(0.5)).astype(F32)
+            return np.where(mid > lo, mid, hi)  # unless float32 rounds it onto lo
+
+        # the end candidates (every present value on one side, every missing one on the
+        # other) exist only where some of the node's rows miss the feature
+        end_ok = (has & (n_present < m))[:, None]
+        vmin, vmax = v[:, :1], v[rows, last][:, None]
+
+        def gap(x):
+            return (np.abs(x) + F32(KRT_EPS)).astype(F32)
+
+        parts = []
+        # forward scan: values below the threshold go left, missing values go right;
+        # XGBoost runs it only for features with missing values somewhere in the data
+        fwd = (self.cols.has_missing[f] & ~self.cols.constant[f])[:, None]
+        if fwd.any():
+            off = no_boundary | ~fwd
+            parts.append(
+                ScanPart(
+                    0,
+                    False,
+                    _off(cg[:, :-1], off),
+                    ch[:, :-1],
+                    cc[:, :-1],
+                    np.broadcast_to(q, boundary.shape),
+                    midpoint,
+                )
+            )
+            off = ~(end_ok & fwd)
+            parts.append(
+                ScanPart(
+                    1,
+                    False,
+                    _off(G_pres, off),
+                    H_pres,
+                    C_pres,
+                    np.zeros_like(G_pres, dtype=int),
+                    lambda r, c: (vmax[r, c] + gap(vmax[r, c])).astype(F32),
+                )
+            )
+        # backward scan: values at or above the threshold go right, missing values go left
+        G_miss, H_miss, C_miss = G - G_pres, H - H_pres, H_cover - C_pres
+        parts.append(
+            ScanPart(
+                2,
+                True,
+                _off(cg[:, :-1] + G_miss, no_boundary),
+                ch[:, :-1] + H_miss,
+                cc[:, :-1] + C_miss,
+                np.broadcast_to(-q, boundary.shape),
+                midpoint,
+            )
+        )
+        parts.append(
+            ScanPart(
+                3,
+                True,
+                _off(G_miss, ~end_ok),
+                H_miss,
+                C_miss,
+                np.zeros_like(G_miss, dtype=int),
+                lambda r, c: (vmin[r, c] - gap(vmin[r, c])).astype(F32),
+            )
+        )
+        return f, parts
+
+    def _valid(self, part, H_cover):
+        """Candidates that exist (G_L not NaN) and give both children enough cover."""
+        mcw = self.p.min_child_weight
+        return (~np.isnan(part.G_L)) & (part.C_L >= mcw) & (H_cover - part.C_L >= mcw)
+
+    def find_split(self, nd, G, H):
+        """The best split of a node, or None when no candidate lowers the loss."""
+        if nd.idx.shape[1] < 2:
+            return None
+        p = self.p
+        H_cover = H if self.h_cover is None else self.cover_sum(nd)
+        kw = dict(reg_lambda=p.reg_lambda, reg_alpha=p.reg_alpha, max_delta_step=p.max_delta_step)
+        root64 = formulas.leaf_score(G, H, **kw) if H_cover >= p.min_child_weight else 0.0
+        best = None
+        for js in self._blocks(nd):
+            f, parts = self.scan(nd, js, G, H, H_cover)
+            # the tutorial's gain (×2, before γ) of every candidate, in float64
+            losses = []
+            for part in parts:
+                ok = self._valid(part, H_cover)
+                lc = formulas.leaf_score(part.G_L, part.H_L, **kw)
+                lc += formulas.leaf_score(G - part.G_L, H - part.H_L, **kw)
+                lc -= root64
+                losses.append(np.where(ok, lc, -np.inf))
+            top = max((float(lc.max()) for lc in losses if lc.size), default=-np.inf)
+            if not np.isfinite(top):
+                continue
+            # XGBoost ranks candidates by float32 gains: among those whose float64 gains
+            # are within float32 rounding of the top, let its arithmetic decide
+            tol = 1e-6 * (abs(root64) + abs(top)) + 1e-12
+            near = [np.nonzero(lc >= top - tol) for lc in losses]
+            cand = self._rank_near_ties(f, parts, near, G, H, H_cover)
+            if cand is not None and (best is None or cand[-1] > best[-1]):
+                best = cand  # a later block has higher feature indices: ties stay earlier
+        if best is None or not best[-1] > 0:
+            return None
+        feature, threshold, default_left, G_L, H_L, lc = best
+        if not self._really_lowers_loss(G_L, H_L, G, H):
+            return None
+        return self._candidate(feature, threshold, default_left, G_L, H_L, G, H, lc)
+
+    def _rank_near_ties(self, f, parts, near, G, H, H_cover):
+        """The winner among near-tied candidates, by XGBoost's float32 gain and scan order."""
+        recs = []
+        for part, (r, c) in zip(parts, near):
+            if len(r) == 0:
+                continue
+            GL, HL = part.G_L[r, c], np.broadcast_to(part.H_L, part.G_L.shape)[r, c]
+            lc32 = self._loss32(GL, HL, G, H, H_cover)
+            pos = np.broadcast_to(part.position, part.G_L.shape)[r, c]
+            thr = part.threshold(r, c)
+            for k in range(len(r)):
+                key = (int(r[k]), part.phase, int(pos[k]))
+                recs.append(
+                    (
+                        key,
+                        float(lc32[k]),
+                        float(thr[k]),
+                        part.default_left,
+                        float(GL[k]),
+                        float(HL[k]),
+                    )
+                )
+        if not recs:
+            return None
+        top = max(rec[1] for rec in recs)
+        key, lc, thr, default_left, GL, HL = min(rec for rec in recs if rec[1] == top)
+        return (int(f[key[0]]), thr, default_left, GL, HL, lc)
+
+    def _loss32(self, G_L, H_L, G, H, H_cover):
+        """loss_chg as XGBoost computes it (float32; see _score)."""
+        p = self.p
+        if H_cover < p.min_child_weight:
+            root = F32(0.0) if p.float32 else 0.0
+        else:
+            root = self._score(np.float64(G), np.float64(H))
+        return (self._score(G_L, H_L) + self._score(G - G_L, H - H_L)) - root
+
     def _score(self, G, H):
         """G²/(H+λ) of one side (formulas.leaf_score).
 
         With ``float32`` it is computed as XGBoost computes it: at the side's
         float32 weight w, as −(2·G·w + (H+λ)·w²) in float32 arithmetic. That
         equals G²/(H+λ) exactly in real numbers; doing it XGBoost's way makes
-        float rounding, which decides between candidates whose true gains tie
-        (pure nodes when λ = 0), fall the same way.
+        float rounding, which decides between candidates whose true gains tie,
+        fall the same way.
         """
         p = self.p
         if not p.float32:
@@ -177,154 +373,6 @@ class ExactSplitter:
         if p.reg_alpha:
             s = s - F32(2.0) * F32(p.reg_alpha) * np.abs(w)
         return np.where(H32 > 0, s, F32(0.0)).astype(F32)
-
-    def _root_score(self, G, H, H_cover):
-        p = self.p
-        if H_cover < p.min_child_weight:
-            return F32(0.0) if p.float32 else 0.0
-        s = self._score(np.float64(G), np.float64(H))
-        return F32(s) if p.float32 else float(s)
-
-    def scan_feature_block(self, nd, js, G, H, H_cover):
-        """Evaluate every candidate split on the features ``self.features[js]`` of one node.
-
-        Returns 1-D arrays, one entry per valid candidate: its feature, threshold,
-        default direction, G_L, H_L, loss_chg, and ``key`` — the candidate's place
-        in XGBoost's scan order (by feature; within a feature the forward scan
-        upwards, its end, the backward scan downwards, its end).
-        """
-        p = self.p
-        I = nd.idx[js]
-        m = I.shape[1]
-        f = self.features[js]
-        v = self.cols.XT[f[:, None], I]  # each feature's values in sorted order, float32
-        n_present = nd.n_present[js]
-        gs, hs = self.g[I], self.h[I]
-        cs = hs if self.h_cover is None else self.h_cover[I]
-
-        # Seed 000's left-to-right scan: G_L and H_L after each sorted instance.
-        cg, ch = np.cumsum(gs, axis=1), np.cumsum(hs, axis=1)
-        cc = ch if self.h_cover is None else np.cumsum(cs, axis=1)
-        rows = np.arange(len(js))
-        last = np.maximum(n_present - 1, 0)
-        has = n_present > 0
-        G_present = np.where(has, cg[rows, last], 0.0)
-        H_present = np.where(has, ch[rows, last], 0.0)
-        C_present = np.where(has, cc[rows, last], 0.0)
-
-        # Candidates sit between sorted positions q and q+1 holding two distinct values.
-        boundary = (np.arange(m - 1)[None, :] + 1 < n_present[:, None]) & (v[:, :-1] != v[:, 1:])
-        r, q = np.nonzero(boundary)
-        lo, hi = v[r, q], v[r, q + 1]
-        mid = ((lo + hi) * F32(0.5)).astype(F32)
-        thr = np.where(mid > lo, mid, hi)  # the midpoint, unless float32 rounds it onto lo
-
-        # The end candidates (every present value on one side, every missing value on
-        # the other) exist only where some rows miss the feature.
-        ends = np.flatnonzero(has & (n_present < m))
-        vmin = v[ends, 0]
-        gap = lambda x: (np.abs(x) + F32(KRT_EPS)).astype(F32)  # noqa: E731
-
-        parts = []  # (feature row, phase, position, threshold, default_left, G_L, H_L, C_L)
-        # forward scan: present values below the threshold go left, missing go right;
-        # XGBoost runs it only for features with missing values somewhere
-        fwd = self.cols.has_missing[f] & ~self.cols.constant[f]
-        if fwd.any():
-            s = fwd[r]
-            parts.append(
-                (r[s], 0, q[s], thr[s], False, cg[r[s], q[s]], ch[r[s], q[s]], cc[r[s], q[s]])
-            )
-            e = ends[fwd[ends]]
-            parts.append(
-                (
-                    e,
-                    1,
-                    np.zeros(len(e), int),
-                    (v[e, last[e]] + gap(v[e, last[e]])),
-                    False,
-                    G_present[e],
-                    H_present[e],
-                    C_present[e],
-                )
-            )
-        # backward scan: present values at or above the threshold go right, missing go left
-        G_R = G_present[r] - cg[r, q]
-        H_R = H_present[r] - ch[r, q]
-        C_R = C_present[r] - cc[r, q]
-        parts.append((r, 2, -q, thr, True, G - G_R, H - H_R, H_cover - C_R))
-        parts.append(
-            (
-                ends,
-                3,
-                np.zeros(len(ends), int),
-                (vmin - gap(vmin)),
-                True,
-                G - G_present[ends],
-                H - H_present[ends],
-                H_cover - C_present[ends],
-            )
-        )
-
-        cat = lambda i: np.concatenate([np.broadcast_to(pt[i], len(pt[0])) for pt in parts])  # noqa: E731
-        fr, phase, pos = cat(0), cat(1), cat(2)
-        thresholds, default_left = cat(3).astype(F32), cat(4).astype(bool)
-        G_L, H_L, C_L = cat(5), cat(6), cat(7)
-        G_R, H_R, C_R = G - G_L, H - H_L, H_cover - C_L
-        mcw = p.min_child_weight
-        ok = (C_L >= mcw) & (C_R >= mcw)
-        G_L, H_L, G_R, H_R = G_L[ok], H_L[ok], G_R[ok], H_R[ok]
-        root = self._root_score(G, H, H_cover)
-        loss = (self._score(G_L, H_L) + self._score(G_R, H_R)) - root
-        fr, phase, pos = fr[ok], phase[ok], pos[ok]
-        return {
-            "feature": f[fr],
-            "threshold": thresholds[ok],
-            "default_left": default_left[ok],
-            "G_L": G_L,
-            "H_L": H_L,
-            "loss": loss,
-            "key": (fr, phase, pos),
-        }
-
-    def _blocks(self, nd):
-        m = max(nd.idx.shape[1], 1)
-        step = max(1, self.chunk_elems // m)
-        d = len(self.features)
-        for s in range(0, d, step):
-            yield np.arange(s, min(d, s + step))
-
-    def find_split(self, nd, G, H):
-        """The best split of a node, or None when no candidate lowers the loss."""
-        if nd.idx.shape[1] < 2:
-            return None
-        H_cover = H if self.h_cover is None else self.cover_sum(nd)
-        best = None
-        best_loss = 0.0  # XGBoost starts from loss_chg 0: only positive reductions count
-        for js in self._blocks(nd):
-            c = self.scan_feature_block(nd, js, G, H, H_cover)
-            if len(c["loss"]) == 0:
-                continue
-            top = c["loss"].max()
-            if not top > best_loss:  # later blocks hold higher feature indices: ties stay
-                continue
-            tied = np.flatnonzero(c["loss"] == top)
-            fr, phase, pos = (k[tied] for k in c["key"])
-            i = tied[np.lexsort((pos, phase, fr))[0]]  # first in scan order
-            best_loss = top
-            best = (
-                int(c["feature"][i]),
-                float(c["threshold"][i]),
-                bool(c["default_left"][i]),
-                float(c["G_L"][i]),
-                float(c["H_L"][i]),
-                float(top),
-            )
-        if best is None:
-            return None
-        feature, threshold, default_left, G_L, H_L, lc = best
-        if not self._really_lowers_loss(G_L, H_L, G, H):
-            return None
-        return self._candidate(feature, threshold, default_left, G_L, H_L, G, H, lc)
 
     def _really_lowers_loss(self, G_L, H_L, G, H):
         """False when the best candidate's gain is float32 rounding noise.
@@ -353,23 +401,35 @@ class ExactSplitter:
         """Every candidate evaluated at a node, as the ``splits(t, node)`` table, in scan order."""
         p = self.p
         H_cover = H if self.h_cover is None else self.cover_sum(nd)
-        frames = []
+        recs = []
         for js in self._blocks(nd):
-            c = self.scan_feature_block(nd, js, G, H, H_cover)
-            order = np.lexsort(c["key"][::-1])
-            G_L, H_L = c["G_L"][order], c["H_L"][order]
-            frames.append(pd.DataFrame({
-                "feature": c["feature"][order],
-                "threshold": c["threshold"][order].astype(np.float64),
-                "default_left": c["default_left"][order],
-                "G_L": G_L, "H_L": H_L, "G_R": G - G_L, "H_R": H - H_L,
-            }))  # fmt: skip
-        df = pd.concat(frames, ignore_index=True)
+            f, parts = self.scan(nd, js, G, H, H_cover)
+            for part in parts:
+                r, c = np.nonzero(self._valid(part, H_cover))
+                shape = part.G_L.shape
+                recs.append(pd.DataFrame({
+                    "_r": r, "_phase": part.phase,
+                    "_pos": np.broadcast_to(part.position, shape)[r, c],
+                    "feature": f[r],
+                    "threshold": part.threshold(r, c).astype(np.float64),
+                    "default_left": part.default_left,
+                    "G_L": part.G_L[r, c],
+                    "H_L": np.broadcast_to(part.H_L, shape)[r, c],
+                }))  # fmt: skip
+        df = pd.concat(recs, ignore_index=True)
+        df = df.sort_values(["feature", "_phase", "_pos"], kind="stable").reset_index(drop=True)
+        df["G_R"] = G - df["G_L"]
+        df["H_R"] = H - df["H_L"]
         df["gain"] = formulas.split_gain(
             df["G_L"].to_numpy(), df["H_L"].to_numpy(), df["G_R"].to_numpy(),
             df["H_R"].to_numpy(), p.reg_lambda, p.gamma, p.reg_alpha, p.max_delta_step,
         )  # fmt: skip
         return finish_split_table(df, feature_names, chosen)
+
+
+def _off(a, off):
+    """``a`` with NaN where a candidate does not exist."""
+    return np.where(off, np.nan, a)
 
 
 def finish_split_table(df, feature_names, chosen):

@@ -73,14 +73,19 @@ def leaf_score(G, H, reg_lambda=1.0, reg_alpha=0.0, max_delta_step=0.0):
     """
     H = np.asarray(H, dtype=np.float64)
     denom = H + reg_lambda
-    if max_delta_step and max_delta_step > 0:
-        w = np.asarray(leaf_weight(G, H, reg_lambda, reg_alpha, max_delta_step))
-        s = -(2.0 * np.asarray(G, dtype=np.float64) * w + denom * w * w)
-    else:
-        Gt = soft_threshold(G, reg_alpha)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            s = Gt * Gt / np.where(denom > 0, denom, 1.0)
-    return _scalar(np.where(H > 0, s, 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if max_delta_step and max_delta_step > 0:
+            w = np.asarray(leaf_weight(G, H, reg_lambda, reg_alpha, max_delta_step))
+            s = -(2.0 * np.asarray(G, dtype=np.float64) * w + denom * w * w)
+        else:
+            Gt = soft_threshold(G, reg_alpha)
+            s = Gt * Gt / denom
+    empty = H <= 0
+    if np.ndim(s) == 0:
+        return 0.0 if empty else float(s)
+    if empty.any():
+        s = np.where(empty, 0.0, s)
+    return s
 
 
 def loss_chg(G_L, H_L, G_R, H_R, reg_lambda=1.0, reg_alpha=0.0, max_delta_step=0.0):
