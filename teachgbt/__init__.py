@@ -6,7 +6,7 @@ clf.trace_.epochs()          # seed 004's per-epoch table
 clf.trace_.splits(1, 0)      # every candidate split at the root of tree 1
 """
 
-from . import formulas, losses
+from . import check, display, draw, explain, formulas, losses, plot
 from .estimators import BoostingClassifier, BoostingRegressor, NotFittedError
 from .io import load
 from .trace import Trace
@@ -20,7 +20,12 @@ __all__ = [
     "NotFittedError",
     "Trace",
     "Tree",
+    "check",
+    "display",
+    "draw",
+    "explain",
     "formulas",
+    "plot",
     "load",
     "losses",
     "__version__",

@@ -37,6 +37,16 @@ class Trace:
 
     # ----------------------------------------------------------- helpers
     @property
+    def y(self):
+        """The training target as trained on (0/1 for a classifier)."""
+        return self._y
+
+    @property
+    def sample_weight(self):
+        """The training sample weights, or None."""
+        return self._w
+
+    @property
     def n_rounds(self):
         return len(self._model.trees_)
 

@@ -1,0 +1,230 @@
+"""The one label builder behind every tree backend (DOT, matplotlib, text).
+
+As scikit-learn's exporters share ``node_to_str``, every way teachgbt shows a
+tree asks this module what a node says, so a number in a Graphviz picture, a
+matplotlib picture and a terminal tree is the same string.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = [
+    "FIELDS",
+    "DEFAULT_FIELDS",
+    "LabelOptions",
+    "NodeLabel",
+    "format_number",
+    "format_threshold",
+    "node_label",
+    "edge_label",
+    "legend_lines",
+]
+
+#: every field a node label can show, in the order they are printed
+FIELDS = ("n", "G", "H", "gain", "loss_chg", "weight", "value", "proba")
+#: shown unless ``fields=`` says otherwise (``proba`` only for classifiers)
+DEFAULT_FIELDS = FIELDS
+_ALIASES = {"cover": "H", "w": "weight", "w*": "weight", "prob": "proba", "probability": "proba"}
+_SPLIT_ONLY = {"gain", "loss_chg"}
+_LEAF_ONLY = {"weight", "value", "proba"}
+
+
+def format_number(x, precision=3):
+    """``x`` with at most ``precision`` decimals, trailing zeros dropped (never ``-0``)."""
+    x = float(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    s = f"{x:.{int(precision)}f}"
+    if "." in s:
+        s = s.rstrip("0").rstrip(".")
+    return "0" if s in ("-0", "") else s
+
+
+def format_threshold(t):
+    """The shortest decimal that reads back as the same float32 threshold.
+
+    Trees compare ``x < threshold`` in float32, so this text is exactly the
+    rule the tree applies: no ``0.5`` printed for a float32 0.50000006.
+    """
+    x = np.float32(t)
+    if x == 0 or 1e-4 <= abs(x) < 1e9:
+        return np.format_float_positional(x, unique=True, trim="-")
+    return np.format_float_scientific(x, unique=True, trim="-")
+
+
+def _sigmoid(m):
+    return 1.0 / (1.0 + math.exp(-m)) if m >= 0 else math.exp(m) / (1.0 + math.exp(m))
+
+
+@dataclass(frozen=True)
+class LabelOptions:
+    """What a node label shows.
+
+    ``fields``: any of ``FIELDS`` (``"cover"`` is an alias of ``"H"``);
+    ``precision``: decimals of every statistic (thresholds are always exact);
+    ``node_ids``: print node ids (they are the ``leaf`` numbers of the trace
+    tables); ``proba``: on leaves, the probability σ(η·w*) that the leaf's
+    value alone would give as a margin (classifiers: leaf values are
+    log-odds); ``missing``: say on the edges where missing values go.
+    """
+
+    fields: tuple = DEFAULT_FIELDS
+    precision: int = 3
+    node_ids: bool = True
+    proba: bool = False
+    missing: bool = True
+    legend: bool = True
+
+    @classmethod
+    def make(cls, fields=None, precision=3, node_ids=True, proba=False, missing=True, legend=True):
+        if fields is None:
+            chosen = DEFAULT_FIELDS
+        else:
+            if isinstance(fields, str):
+                fields = [fields]
+            chosen = []
+            for f in fields:
+                name = _ALIASES.get(f, f)
+                if name not in FIELDS:
+                    raise ValueError(
+                        f"unknown field {f!r}; choose from {list(FIELDS)} (or 'cover' for H)"
+                    )
+                chosen.append(name)
+            chosen = tuple(f for f in FIELDS if f in chosen)
+        if not isinstance(precision, (int, np.integer)) or not 0 <= precision <= 17:
+            raise ValueError(f"precision must be a whole number from 0 to 17; got {precision!r}")
+        return cls(
+            tuple(chosen), int(precision), bool(node_ids), bool(proba), bool(missing), bool(legend)
+        )
+
+
+@dataclass
+class NodeLabel:
+    """What one node says: a title (the rule, or ``leaf``) and lines of statistics."""
+
+    node: int
+    is_leaf: bool
+    title: str
+    lines: list = field(default_factory=list)
+
+    @property
+    def text_lines(self):
+        return [self.title, *self.lines]
+
+    def text(self, sep="\n"):
+        return sep.join(self.text_lines)
+
+
+def _pairs(items, per_line=2):
+    return [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
+
+
+def node_label(tree, i, opts):
+    """The label of node ``i`` of ``tree`` under ``opts`` (a ``LabelOptions``)."""
+    i = int(i)
+    p = opts.precision
+    leaf = bool(tree.feature[i] < 0)
+    want = set(opts.fields)
+    if leaf:
+        title = f"leaf {i}" if opts.node_ids else "leaf"
+    else:
+        rule = f"{tree.feature_name(int(tree.feature[i]))} < {format_threshold(tree.threshold[i])}"
+        title = f"#{i}  {rule}" if opts.node_ids else rule
+    lines = []
+    sums = []
+    if "n" in want:
+        sums.append(f"n = {int(tree.n[i])}")
+    if "G" in want:
+        sums.append(f"G = {format_number(tree.G[i], p)}")
+    if "H" in want:
+        sums.append(f"H = {format_number(tree.H[i], p)}")
+    if len(sums) == 3:  # "n = 6" is short: keep it on the title's line of a leaf
+        if leaf:
+            title = f"{title}, {sums[0]}"
+            lines.append(", ".join(sums[1:]))
+        else:
+            lines.append(sums[0])
+            lines.append(", ".join(sums[1:]))
+    else:
+        lines.extend(_pairs(sums))
+    if not leaf:
+        scores = []
+        if "gain" in want:
+            scores.append(f"gain = {format_number(tree.gain[i], p)}")
+        if "loss_chg" in want:
+            scores.append(f"loss_chg = {format_number(tree.loss_chg[i], p)}")
+        lines.extend(_pairs(scores))
+    else:
+        out = []
+        if "weight" in want:
+            out.append(f"w* = {format_number(tree.weight[i], p)}")
+        if "value" in want:
+            out.append(f"η·w* = {format_number(tree.value[i], p)}")
+        lines.extend(_pairs(out))
+        if "proba" in want and opts.proba:
+            v = float(tree.value[i])
+            lines.append(f"σ({format_number(v, p)}) = {format_number(_sigmoid(v), p)}")
+    return NodeLabel(i, leaf, title, lines)
+
+
+def edge_label(tree, parent, child, opts):
+    """``yes`` / ``no`` for the rule ``x < threshold``, with ``missing`` on the default side."""
+    left = int(tree.left[parent]) == int(child)
+    text = "yes" if left else "no"
+    if opts.missing and bool(tree.default_left[parent]) == left:
+        text += ", missing"
+    return text
+
+
+def _is_gbdt_tree(tree):
+    # Friedman GBDT trees keep their residual sums (teachgbt.gbdt); their G, H are leaf sums
+    return "residual_sum" in getattr(tree, "extra", {})
+
+
+def legend_lines(tree, opts):
+    """What the symbols on the nodes mean, for the fields that are shown."""
+    want = set(opts.fields)
+    gbdt = _is_gbdt_tree(tree)
+    out = []
+    if want & {"n", "G", "H"}:
+        parts = []
+        if "n" in want:
+            parts.append("n rows")
+        if "G" in want:
+            parts.append("G = −Σ residual" if gbdt else "G = Σg")
+        if "H" in want:
+            if gbdt:
+                parts.append("H = Σ p(1−p)" if "p(1-p)_sum" in tree.extra else "H = Σ weights")
+            else:
+                parts.append("H = Σh (XGBoost's cover)")
+        out.append(", ".join(parts) + " of the rows reaching a node")
+    if want & _SPLIT_ONLY and (tree.feature >= 0).any():
+        parts = []
+        if "gain" in want:
+            if gbdt:
+                parts.append("gain = ½ × the drop in the residuals' squared error − γ")
+            else:
+                parts.append("gain = ½[G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ)] − γ")
+        if "loss_chg" in want:
+            parts.append("loss_chg = XGBoost's gain (no ½, no γ)")
+        out.append("; ".join(parts))
+    if want & _LEAF_ONLY:
+        parts = []
+        if "weight" in want:
+            parts.append("w* = −G/(H+λ)" + (" = Σ residual / (H+λ)" if gbdt else ""))
+        if "value" in want:
+            parts.append(
+                f"η·w* = what the leaf adds to the margin (η = "
+                f"{format_number(tree.learning_rate, 6)})"
+            )
+        if "proba" in want and opts.proba:
+            parts.append("σ(η·w*): that margin as a probability")
+        if parts:
+            out.append("; ".join(parts))
+    return out

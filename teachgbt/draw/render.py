@@ -1,0 +1,118 @@
+"""Diagrams that show themselves in Jupyter and save to files, with or without Graphviz.
+
+With the Graphviz ``dot`` binary on PATH a diagram is laid out by Graphviz
+from its DOT text; without it the matplotlib renderer draws the same labels,
+so a learner on a fresh machine never meets ``ExecutableNotFound``.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import tempfile
+
+__all__ = ["Diagram", "graphviz_available", "SAVE_FORMATS", "atomic_write"]
+
+SAVE_FORMATS = (".dot", ".pdf", ".png", ".svg")
+_ENGINES = ("auto", "graphviz", "matplotlib")
+
+
+def graphviz_available():
+    """True when the Graphviz ``dot`` program can be found on PATH."""
+    return shutil.which("dot") is not None
+
+
+def atomic_write(path, data):
+    """Write bytes to ``path`` through a temporary file in the same folder, so no reader ever
+    sees half a file."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.splitext(path)[1])
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+class Diagram:
+    """A drawn tree (or model): ``.save(path)``, ``.svg()``, ``.source`` (the DOT text).
+
+    ``engine``: ``"auto"`` (Graphviz when its binary is installed, else
+    matplotlib), ``"graphviz"`` or ``"matplotlib"``.
+    """
+
+    def __init__(self, source, make_scene, engine="auto", title="diagram"):
+        if engine not in _ENGINES:
+            raise ValueError(f"engine={engine!r}; use one of {_ENGINES}")
+        self.source = source
+        self._make_scene = make_scene  # the matplotlib scene, built only when needed
+        self.engine = engine
+        self._title = title
+
+    @property
+    def backend(self):
+        """Which renderer draws pictures right now: ``"graphviz"`` or ``"matplotlib"``."""
+        if self.engine == "auto":
+            return "graphviz" if graphviz_available() else "matplotlib"
+        return self.engine
+
+    def _graphviz(self, fmt):
+        import graphviz
+
+        try:
+            return graphviz.Source(self.source).pipe(format=fmt)
+        except graphviz.ExecutableNotFound:
+            if self.engine == "graphviz":
+                raise RuntimeError(
+                    "engine='graphviz' needs the Graphviz program `dot` on PATH (Debian/Ubuntu: "
+                    "apt-get install graphviz; conda: conda install graphviz). Use "
+                    "engine='auto' or 'matplotlib' to draw without it."
+                ) from None
+            return None
+
+    def _matplotlib(self, fmt):
+        from .mpl import draw_scene, new_figure
+
+        scene = self._make_scene()
+        fig, ax = new_figure(scene)
+        draw_scene(scene, ax)
+        buf = io.BytesIO()
+        meta = {"Title": self._title} if fmt in ("svg", "pdf") else None
+        fig.savefig(buf, format=fmt, dpi=100, metadata=meta)
+        return buf.getvalue()
+
+    def render(self, fmt):
+        """The picture as bytes in ``fmt`` (``svg``, ``png`` or ``pdf``)."""
+        if fmt not in ("svg", "png", "pdf"):
+            raise ValueError(f"format {fmt!r}; use 'svg', 'png' or 'pdf'")
+        if self.backend == "graphviz":
+            out = self._graphviz(fmt)
+            if out is not None:
+                return out
+        return self._matplotlib(fmt)
+
+    def svg(self):
+        return self.render("svg").decode("utf-8")
+
+    def save(self, path):
+        """Write the diagram to ``path``; its extension picks the format (.svg .png .pdf .dot)."""
+        ext = os.path.splitext(os.fspath(path))[1].lower()
+        if ext not in SAVE_FORMATS:
+            raise ValueError(
+                f"cannot save a diagram as {ext or 'a file without extension'!r} "
+                f"({os.fspath(path)!r}); use one of {', '.join(SAVE_FORMATS)}"
+            )
+        data = self.source.encode("utf-8") if ext == ".dot" else self.render(ext[1:])
+        return atomic_write(path, data)
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"image/svg+xml": self.svg(), "text/plain": repr(self)}
+
+    def __repr__(self):
+        return f"<teachgbt diagram of {self._title}; .save('tree.svg'), .source for DOT>"

@@ -1,0 +1,521 @@
+"""The tutorial's formulas with the model's own numbers filled in.
+
+Each function returns an ``Explanation``: ``print()`` it in a terminal, or
+let Jupyter show it as LaTeX (``_repr_latex_``). Negative numbers are put in
+brackets where they are substituted, as one writes them by hand:
+w* = −(−1.333) / (0.889 + 1).
+
+    tg.explain.leaf(model, t, node)      w* = −G/(H+λ) and η·w*
+    tg.explain.split(model, t, node)     the gain of the split made at a node
+    tg.explain.prediction(model, x)      base_score + Σ η·w over the leaves x reaches, σ
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from . import formulas
+from .draw.labels import format_number, format_threshold
+
+__all__ = [
+    "Explanation",
+    "leaf",
+    "split",
+    "prediction",
+    "leaf_weight_steps",
+    "split_gain_steps",
+    "structure_score_steps",
+]
+
+
+# ------------------------------------------------------------------ rendering
+@dataclass
+class Line:
+    """One row of a derivation: ``lhs = rhs`` (lhs empty on continuation rows)."""
+
+    lhs: str
+    rhs: str
+    lhs_tex: str
+    rhs_tex: str
+
+
+@dataclass
+class Explanation:
+    """A worked formula: ``str()`` for a terminal, ``_repr_latex_`` for Jupyter.
+
+    ``value`` is the result; ``values`` every named intermediate (G, H, λ, ...).
+    """
+
+    title: str
+    lines: list
+    value: float
+    notes: list = field(default_factory=list)
+    values: dict = field(default_factory=dict)
+    intro: list = field(default_factory=list)
+
+    def __str__(self):
+        width = max((len(ln.lhs) for ln in self.lines), default=0)
+        out = [self.title]
+        out.extend(f"  {n}" for n in self.intro)
+        for ln in self.lines:
+            out.append(f"  {ln.lhs.rjust(width)} = {ln.rhs}")
+        out.extend(f"  {n}" for n in self.notes)
+        return "\n".join(out)
+
+    def __repr__(self):
+        return str(self)
+
+    def _repr_latex_(self):
+        rows = [rf"&\text{{{_tex_text(self.title)}}}"]
+        rows.extend(rf"&\text{{{_tex_text(n)}}}" for n in self.intro)
+        for ln in self.lines:
+            rows.append(f"{ln.lhs_tex} &= {ln.rhs_tex}")
+        rows.extend(rf"&\text{{{_tex_text(n)}}}" for n in self.notes)
+        return "$$\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}$$"
+
+
+_TEX_TEXT = {
+    "\\": r"\textbackslash{}",
+    "_": r"\_",
+    "%": r"\%",
+    "&": r"\&",
+    "#": r"\#",
+    "$": r"\$",
+    "{": r"\{",
+    "}": r"\}",
+    "^": r"\^{}",
+    "~": r"\~{}",
+}
+
+
+def _tex_text(s):
+    return "".join(_TEX_TEXT.get(c, c) for c in str(s))
+
+
+def _n(x, p):
+    """A number as substituted into a formula: negative ones in brackets."""
+    s = format_number(x, p)
+    return f"({s})" if s.startswith("-") else s
+
+
+def _r(x, p):
+    """A result: no brackets."""
+    return format_number(x, p)
+
+
+def _line(lhs, rhs, lhs_tex, rhs_tex):
+    return Line(lhs, rhs, lhs_tex, rhs_tex)
+
+
+# ------------------------------------------------------------------ pure formulas
+def leaf_weight_steps(
+    G, H, reg_lambda=1.0, reg_alpha=0.0, max_delta_step=0.0, precision=3, title=None, gbdt=False
+):
+    """w* = −G/(H+λ) (seed 000) with G, H, λ substituted; α and max_delta_step as XGBoost."""
+    p = precision
+    G, H, lam = float(G), float(H), float(reg_lambda)
+    lines = []
+    if gbdt:
+        lines.append(
+            _line(
+                "w*",
+                "Σ residual / (Σ p(1−p) + λ) = −G / (H + λ)",
+                "w^*",
+                r"\frac{\sum \text{residual}}{\sum p(1-p) + \lambda}"
+                r" = -\frac{G}{H + \lambda}",
+            )
+        )
+    else:
+        lines.append(_line("w*", "−G / (H + λ)", "w^*", r"-\frac{G}{H + \lambda}"))
+    Gt = G
+    if reg_alpha:
+        Gt = float(formulas.soft_threshold(G, reg_alpha))
+        lines.insert(
+            0,
+            _line(
+                "G_α",
+                f"sign(G)·max(|G| − α, 0) = sign({_r(G, p)})·max({_r(abs(G), p)} − "
+                f"{_r(reg_alpha, p)}, 0) = {_r(Gt, p)}",
+                r"G_\alpha",
+                rf"\operatorname{{sign}}(G)\max(|G| - \alpha, 0) = "
+                rf"{_r(Gt, p)}",
+            ),
+        )
+        lines[-1] = _line("w*", "−G_α / (H + λ)", "w^*", r"-\frac{G_\alpha}{H + \lambda}")
+    w = float(formulas.leaf_weight(G, H, lam, reg_alpha))
+    lines.append(
+        _line(
+            "",
+            f"−{_n(Gt, p)} / ({_r(H, p)} + {_r(lam, p)})",
+            "",
+            rf"-\frac{{{_n(Gt, p)}}}{{{_r(H, p)} + {_r(lam, p)}}}",
+        )
+    )
+    lines.append(_line("", _r(w, p), "", _r(w, p)))
+    notes = []
+    if max_delta_step and abs(w) > max_delta_step:
+        w = float(np.clip(w, -max_delta_step, max_delta_step))
+        notes.append(f"|w*| is capped at max_delta_step = {_r(max_delta_step, p)}: w* = {_r(w, p)}")
+    values = {"G": G, "H": H, "reg_lambda": lam, "reg_alpha": float(reg_alpha), "weight": w}
+    return Explanation(
+        title or "Optimal leaf weight (seed 000, the structure score)", lines, w, notes, values
+    )
+
+
+def _score_terms(G_L, H_L, G_R, H_R, lam, p):
+    G, H = G_L + G_R, H_L + H_R
+    terms = [(G_L, H_L), (G_R, H_R), (G, H)]
+    sub = [f"{_n(g, p)}²/({_r(h, p)} + {_r(lam, p)})" for g, h in terms]
+    sub_tex = [rf"\frac{{{_n(g, p)}^2}}{{{_r(h, p)} + {_r(lam, p)}}}" for g, h in terms]
+    vals = [float(formulas.leaf_score(g, h, lam)) for g, h in terms]
+    return sub, sub_tex, vals
+
+
+def split_gain_steps(G_L, H_L, G_R, H_R, reg_lambda=1.0, gamma=0.0, precision=3, title=None):
+    """Gain = ½[G_L²/(H_L+λ) + G_R²/(H_R+λ) − (G_L+G_R)²/(H_L+H_R+λ)] − γ (seed 000)."""
+    p = precision
+    G_L, H_L, G_R, H_R = map(float, (G_L, H_L, G_R, H_R))
+    lam, gamma = float(reg_lambda), float(gamma)
+    sub, sub_tex, (a, b, c) = _score_terms(G_L, H_L, G_R, H_R, lam, p)
+    gain = float(formulas.split_gain(G_L, H_L, G_R, H_R, lam, gamma))
+    lc = float(formulas.loss_chg(G_L, H_L, G_R, H_R, lam))
+    lines = [
+        _line(
+            "Gain",
+            "½ [G_L²/(H_L+λ) + G_R²/(H_R+λ) − (G_L+G_R)²/(H_L+H_R+λ)] − γ",
+            r"\text{Gain}",
+            r"\tfrac12\left[\frac{G_L^2}{H_L+\lambda} + \frac{G_R^2}{H_R+\lambda} - "
+            r"\frac{(G_L+G_R)^2}{H_L+H_R+\lambda}\right] - \gamma",
+        ),
+        _line(
+            "",
+            f"½ [{sub[0]} + {sub[1]} − {sub[2]}] − {_r(gamma, p)}",
+            "",
+            rf"\tfrac12\left[{sub_tex[0]} + {sub_tex[1]} - {sub_tex[2]}\right] - "
+            rf"{_r(gamma, p)}",
+        ),
+        _line(
+            "",
+            f"½ [{_r(a, p)} + {_r(b, p)} − {_r(c, p)}] − {_r(gamma, p)}",
+            "",
+            rf"\tfrac12\left[{_r(a, p)} + {_r(b, p)} - {_r(c, p)}\right] - {_r(gamma, p)}",
+        ),
+        _line("", _r(gain, p), "", _r(gain, p)),
+    ]
+    notes = [
+        f"XGBoost reports loss_chg = {_r(a, p)} + {_r(b, p)} − {_r(c, p)} = {_r(lc, p)} "
+        "(no ½, no γ)"
+    ]
+    values = {
+        "G_L": G_L,
+        "H_L": H_L,
+        "G_R": G_R,
+        "H_R": H_R,
+        "reg_lambda": lam,
+        "gamma": gamma,
+        "gain": gain,
+        "loss_chg": lc,
+    }
+    return Explanation(
+        title or "Gain of a split (seed 000, learn the tree structure)", lines, gain, notes, values
+    )
+
+
+def structure_score_steps(G, H, reg_lambda=1.0, gamma=0.0, precision=3, title=None):
+    """Obj* = −½ Σ_j G_j²/(H_j+λ) + γT over the leaves (seed 000)."""
+    p = precision
+    G = np.atleast_1d(np.asarray(G, dtype=np.float64))
+    H = np.atleast_1d(np.asarray(H, dtype=np.float64))
+    if G.shape != H.shape:
+        raise ValueError(f"G and H need one entry per leaf each; got {G.size} and {H.size}")
+    lam, gamma = float(reg_lambda), float(gamma)
+    T = G.size
+    terms = [f"{_n(g, p)}²/({_r(h, p)} + {_r(lam, p)})" for g, h in zip(G, H)]
+    terms_tex = [rf"\frac{{{_n(g, p)}^2}}{{{_r(h, p)} + {_r(lam, p)}}}" for g, h in zip(G, H)]
+    parts = [float(formulas.leaf_score(g, h, lam)) for g, h in zip(G, H)]
+    score = float(formulas.structure_score(G, H, lam, gamma))
+    lines = [
+        _line(
+            "Obj*",
+            "−½ Σ_j G_j²/(H_j+λ) + γT",
+            r"\text{Obj}^*",
+            r"-\tfrac12 \sum_j \frac{G_j^2}{H_j+\lambda} + \gamma T",
+        ),
+        _line(
+            "",
+            f"−½ [{' + '.join(terms)}] + {_r(gamma, p)}·{T}",
+            "",
+            rf"-\tfrac12\left[{' + '.join(terms_tex)}\right] + {_r(gamma, p)}\cdot {T}",
+        ),
+        _line(
+            "",
+            f"−½ [{' + '.join(_r(v, p) for v in parts)}] + {_r(gamma * T, p)}",
+            "",
+            rf"-\tfrac12\left[{' + '.join(_r(v, p) for v in parts)}\right] + "
+            rf"{_r(gamma * T, p)}",
+        ),
+        _line("", _r(score, p), "", _r(score, p)),
+    ]
+    values = {
+        "G": G.tolist(),
+        "H": H.tolist(),
+        "reg_lambda": lam,
+        "gamma": gamma,
+        "T": T,
+        "structure_score": score,
+    }
+    return Explanation(
+        title or f"Structure score of a tree of {T} leaves (seed 000)", lines, score, [], values
+    )
+
+
+# ------------------------------------------------------------------ from a model
+def _check(model, t=None, node=None):
+    if not hasattr(model, "trees_"):
+        raise ValueError(f"this {type(model).__name__} is not fitted yet; call fit(X, y) first")
+    if t is None:
+        return None
+    n = len(model.trees_)
+    if not isinstance(t, (int, np.integer)) or not 1 <= t <= n:
+        raise ValueError(f"round t must be a whole number from 1 to {n}; got {t!r}")
+    tree = model.trees_[t - 1]
+    if not isinstance(node, (int, np.integer)) or not 0 <= node < tree.n_nodes:
+        raise ValueError(f"tree {t} has nodes 0 to {tree.n_nodes - 1}; got node={node!r}")
+    return tree
+
+
+def _is_gbdt(model):
+    return getattr(model, "algorithm", "xgboost") == "gbdt"
+
+
+def _is_clf(model):
+    return bool(model.loss_.is_classification)
+
+
+def _sigmoid(m):
+    return 1.0 / (1.0 + math.exp(-m)) if m >= 0 else math.exp(m) / (1.0 + math.exp(m))
+
+
+def leaf(model, t, node, precision=3):
+    """w* of node ``node`` of tree ``t`` with its G, H and λ, then the value η·w* it adds."""
+    tree = _check(model, t, node)
+    p = precision
+    prm = model.params_
+    kind = "leaf" if tree.feature[node] < 0 else "node (a split; as a leaf it would weigh)"
+    gbdt = _is_gbdt(model)
+    rows = int(tree.n[node])
+    title = f"Tree {t}, {kind} {node}: n = {rows} row{'s' * (rows != 1)}"
+    ex = leaf_weight_steps(
+        tree.G[node],
+        tree.H[node],
+        prm.reg_lambda,
+        prm.reg_alpha,
+        prm.max_delta_step,
+        p,
+        title,
+        gbdt=gbdt,
+    )
+    w = float(tree.weight[node])
+    if tree.H[node] < prm.min_child_weight:
+        ex.notes.append(
+            f"H = {_r(tree.H[node], p)} < min_child_weight = "
+            f"{_r(prm.min_child_weight, p)}: the weight is set to 0"
+        )
+    eta = tree.learning_rate
+    value = float(tree.value[node])
+    ex.lines.append(
+        _line(
+            "η·w*",
+            f"{_r(eta, 6)} × {_n(w, p)} = {_r(value, p)}",
+            r"\eta\, w^*",
+            rf"{_r(eta, 6)} \times {_n(w, p)} = {_r(value, p)}",
+        )
+    )
+    if gbdt:
+        what = "Σ residual" + (" and H = Σ p(1−p)" if _is_clf(model) else " and H = n")
+        ex.notes.insert(0, f"G = −{what} of the rows in the node (seed 004)")
+    else:
+        ex.notes.insert(0, "G = Σ g, H = Σ h of the rows in the node")
+    if _is_clf(model):
+        ex.notes.append(
+            f"This is log-odds, not a probability: the leaf moves the margin by "
+            f"{_r(value, p)} (alone, σ({_r(value, p)}) = {_r(_sigmoid(value), p)})"
+        )
+    ex.value = w
+    ex.values.update(weight=w, value=value, learning_rate=eta)
+    return ex
+
+
+def _split_sums(model, t, node, tree):
+    """G_L, H_L, G_R, H_R as the split finder saw them (the chosen row of ``splits``)."""
+    trace = getattr(model, "trace_", None)
+    if trace is not None:
+        table = trace.splits(t, node)
+        chosen = table[table["chosen"]]
+        if len(chosen):
+            c = chosen.iloc[0]
+            return float(c["G_L"]), float(c["H_L"]), float(c["G_R"]), float(c["H_R"])
+    if _is_gbdt(model):
+        raise ValueError(
+            "this model has no training trace (trace_), so the residual sums its "
+            "split was chosen by are not known"
+        )
+    L, R = int(tree.left[node]), int(tree.right[node])
+    return float(tree.G[L]), float(tree.H[L]), float(tree.G[R]), float(tree.H[R])
+
+
+def split(model, t, node, precision=3):
+    """The gain of the split made at ``node`` of tree ``t``, with G_L, H_L, G_R, H_R, λ, γ."""
+    tree = _check(model, t, node)
+    if tree.feature[node] < 0:
+        raise ValueError(
+            f"node {node} of tree {t} is a leaf: it has no split. See "
+            f"explain.leaf(model, {t}, {node}) for its weight"
+        )
+    prm = model.params_
+    lam = 0.0 if _is_gbdt(model) else prm.reg_lambda  # GBDT ranks splits by plain squared error
+    G_L, H_L, G_R, H_R = _split_sums(model, t, node, tree)
+    rule = (
+        f"{tree.feature_name(int(tree.feature[node]))} < {format_threshold(tree.threshold[node])}"
+    )
+    miss = "left" if tree.default_left[node] else "right"
+    title = f"Tree {t}, node {node}: split {rule} (missing values go {miss})"
+    ex = split_gain_steps(G_L, H_L, G_R, H_R, lam, prm.gamma, precision, title)
+    ex.notes.insert(
+        0,
+        f"left: G_L = {_r(G_L, precision)}, H_L = {_r(H_L, precision)};  "
+        f"right: G_R = {_r(G_R, precision)}, H_R = {_r(H_R, precision)}",
+    )
+    if _is_gbdt(model):
+        ex.notes.append(
+            "GBDT: g = −residual and h = 1 here, λ = 0, so loss_chg is the drop in "
+            "the squared error of the residuals"
+        )
+    if prm.reg_alpha or (prm.max_delta_step and not _is_gbdt(model)):
+        ex.notes.append(
+            "with reg_alpha / max_delta_step the trainer's gain differs: "
+            f"the tree records gain = {_r(tree.gain[node], precision)}"
+        )
+    return ex
+
+
+def _instance(model, x):
+    names = getattr(model, "feature_names_in_", None)
+    if isinstance(x, pd.DataFrame):
+        if len(x) != 1:
+            raise ValueError(f"explain one instance at a time: got {len(x)} rows")
+        x = x.iloc[0]
+    if isinstance(x, dict):
+        x = pd.Series(x)
+    if isinstance(x, pd.Series) and names is not None:
+        idx = [str(i) for i in x.index]
+        missing = [n for n in names if n not in idx]
+        if missing:
+            raise ValueError(f"the instance has no value for {missing}")
+        x = x.rename(index=str)[[str(n) for n in names]]
+    v = np.asarray(x, dtype=np.float64).reshape(-1)
+    if v.size != model.n_features_in_:
+        raise ValueError(
+            f"the instance has {v.size} values; the model has {model.n_features_in_} features"
+        )
+    return v
+
+
+def prediction(model, x, precision=3, iteration_range=None):
+    """How the model predicts ``x``: the start margin from base_score, plus η·w of the leaf x
+    reaches in each tree, then σ for a classifier."""
+    _check(model)
+    p = precision
+    v = _instance(model, x)
+    n_trees = len(model.trees_) if iteration_range is None else int(iteration_range[1])
+    trees = model.trees_[:n_trees]
+    clf = _is_clf(model)
+    base, m0 = float(model.base_score_), float(model.base_margin_)
+    lines = []
+    routes = []
+    notes = []
+    if clf:
+        lines.append(
+            _line(
+                "margin₀",
+                f"logit(base_score) = log({_r(base, p)} / (1 − {_r(base, p)})) = {_r(m0, p)}",
+                r"\text{margin}_0",
+                rf"\operatorname{{logit}}({_r(base, p)}) = \log\frac{{{_r(base, p)}}}"
+                rf"{{1 - {_r(base, p)}}} = {_r(m0, p)}",
+            )
+        )
+    else:
+        lines.append(
+            _line(
+                "margin₀",
+                f"base_score = {_r(m0, p)}",
+                r"\text{margin}_0",
+                rf"\text{{base\_score}} = {_r(m0, p)}",
+            )
+        )
+    adds = []
+    for k, tree in enumerate(trees, start=1):
+        path = tree.path(v)
+        steps = []
+        for a, b in zip(path[:-1], path[1:]):
+            f = int(tree.feature[a])
+            val = v[f]
+            ans = "yes" if b == int(tree.left[a]) else "no"
+            shown = "missing" if np.isnan(val) else format_number(val, 6)
+            steps.append(
+                f"{tree.feature_name(f)} = {shown} < {format_threshold(tree.threshold[a])}? {ans}"
+            )
+        lf = path[-1]
+        w, val = float(tree.weight[lf]), float(tree.value[lf])
+        adds.append(val)
+        route = "; ".join(steps) if steps else "(a single leaf)"
+        routes.append(
+            f"tree {k}: {route} → leaf {lf}: η·w* = {_r(tree.learning_rate, 6)} × "
+            f"{_n(w, p)} = {_r(val, p)}"
+        )
+    margin = float(model.decision_function(v.reshape(1, -1), iteration_range=(0, n_trees))[0])
+    terms = " + ".join(_n(a, p) for a in adds)
+    if adds:
+        lines.append(
+            _line(
+                "margin",
+                "margin₀ + Σ_t η·w*_t",
+                r"\text{margin}",
+                r"\text{margin}_0 + \sum_t \eta\, w^*_t",
+            )
+        )
+        lines.append(_line("", f"{_n(m0, p)} + {terms}", "", f"{_n(m0, p)} + {terms}"))
+    lines.append(
+        _line(
+            "margin" if not adds else "",
+            _r(margin, p),
+            r"\text{margin}" if not adds else "",
+            _r(margin, p),
+        )
+    )
+    value = margin
+    if clf:
+        prob = _sigmoid(margin)
+        lines.append(
+            _line(
+                "p",
+                f"σ(margin) = 1 / (1 + e^−{_n(margin, p)}) = {_r(prob, p)}",
+                "p",
+                rf"\sigma(\text{{margin}}) = \frac{{1}}{{1 + e^{{-{_n(margin, p)}}}}}"
+                rf" = {_r(prob, p)}",
+            )
+        )
+        value = prob
+        notes.append(
+            f"p is the probability of the positive class, {model.classes_[1]}; "
+            "the margin is log-odds"
+        )
+    values = {"base_score": base, "base_margin": m0, "leaf_values": adds, "margin": margin}
+    if clf:
+        values["proba"] = value
+    title = f"Prediction of {len(trees)} tree{'s' * (len(trees) != 1)} for one instance"
+    return Explanation(title, lines, value, notes, values, intro=routes)

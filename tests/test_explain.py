@@ -1,0 +1,176 @@
+"""Explanations: the formulas with the model's own numbers, checked against the data."""
+
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import teachgbt as tg
+import teachgbt.explain as E
+
+HAS_GBDT = os.path.exists(os.path.join(os.path.dirname(tg.__file__), "gbdt.py"))
+
+
+def troll2():
+    rows = [
+        (True, 12, "blue", True),
+        (True, 87, "green", True),
+        (False, 44, "blue", False),
+        (True, 19, "red", False),
+        (False, 32, "green", True),
+        (False, 14, "blue", True),
+    ]
+    df = pd.DataFrame(rows, columns=["like_popcorn", "age", "favorite_color", "love_troll2"])
+    X = pd.get_dummies(df.drop(columns="love_troll2"), columns=["favorite_color"], dtype=float)
+    X["like_popcorn"] = X["like_popcorn"].astype(float)
+    X["age"] = X["age"].astype(float)
+    return X, df["love_troll2"]
+
+
+@pytest.fixture(scope="module")
+def troll():
+    X, y = troll2()
+    m = tg.BoostingClassifier(
+        n_estimators=2,
+        learning_rate=0.8,
+        max_depth=2,
+        reg_lambda=1.0,
+        min_child_weight=0.0,
+        base_score=4 / 6,
+    ).fit(X, y)
+    return m, X, y
+
+
+def fmt(x):
+    """Three decimals, trailing zeros dropped, as a learner would write them."""
+    s = f"{x:.3f}".rstrip("0").rstrip(".")
+    return "0" if s == "-0" else s
+
+
+def _round1_sums(m, X, y, node):
+    """G, H of a node of tree 1 from the data: g = p0 − y, h = p0(1 − p0)."""
+    p0 = 4 / 6
+    rows = m.trees_[0].node_mask(X, node)
+    g = p0 - y.to_numpy(float)
+    return g[rows].sum(), np.full(6, p0 * (1 - p0))[rows].sum()
+
+
+def test_leaf_fills_in_G_H_lambda(troll):
+    m, X, y = troll
+    tree = m.trees_[0]
+    for leaf in tree.leaves:
+        G, H = _round1_sums(m, X, y, leaf)
+        w = -G / (H + 1.0)
+        ex = E.leaf(m, 1, int(leaf))
+        assert ex.value == pytest.approx(w, rel=1e-5)
+        s = str(ex)
+        # a negative G is put in brackets where it is substituted
+        G_sub = f"({fmt(G)})" if G < 0 else fmt(G)
+        assert f"= −{G_sub} / ({fmt(H)} + 1)" in s
+        w_sub = f"({fmt(w)})" if w < 0 else fmt(w)
+        assert f"η·w* = 0.8 × {w_sub} = {fmt(0.8 * w)}" in s
+        assert "log-odds, not a probability" in s
+        tex = ex._repr_latex_()
+        assert tex.startswith("$$\\begin{aligned}") and "\\frac{" in tex
+
+
+def test_split_gain_matches_the_data(troll):
+    m, X, y = troll
+    tree = m.trees_[0]
+    G_L, H_L = _round1_sums(m, X, y, int(tree.left[0]))
+    G_R, H_R = _round1_sums(m, X, y, int(tree.right[0]))
+    lam = 1.0
+    gain = 0.5 * (
+        G_L**2 / (H_L + lam) + G_R**2 / (H_R + lam) - (G_L + G_R) ** 2 / (H_L + H_R + lam)
+    )
+    ex = E.split(m, 1, 0)
+    assert ex.value == pytest.approx(gain, rel=1e-5)
+    assert ex.values["loss_chg"] == pytest.approx(2 * gain, rel=1e-5)
+    s = str(ex)
+    assert "favorite_color_red < 0.5" in s
+    assert f"({fmt(G_L)})²/({fmt(H_L)} + 1)" in s  # G_L < 0: in brackets
+    assert f"= {fmt(gain)}" in s
+    assert "no ½, no γ" in s
+    with pytest.raises(ValueError, match="is a leaf"):
+        E.split(m, 1, int(tree.leaves[0]))
+    with pytest.raises(ValueError, match="round t must be"):
+        E.leaf(m, 3, 0)
+
+
+def test_split_gain_subtracts_gamma():
+    ex = E.split_gain_steps(-2.0, 1.0, 3.0, 2.0, reg_lambda=1.0, gamma=0.5)
+    want = 0.5 * (4 / 2 + 9 / 3 - 1 / 4) - 0.5
+    assert ex.value == pytest.approx(want)
+    assert "½ [(-2)²/(1 + 1) + 3²/(2 + 1) − 1²/(3 + 1)] − 0.5" in str(ex)
+    assert "½ [2 + 3 − 0.25] − 0.5" in str(ex)
+
+
+def test_prediction_walks_base_score_and_every_leaf(troll):
+    m, X, y = troll
+    for i in range(6):
+        ex = E.prediction(m, X.iloc[i])
+        p = m.predict_proba(X.iloc[[i]])[0, 1]
+        assert ex.value == pytest.approx(p, rel=1e-6)
+        leaves = [t.value[t.apply(X.iloc[[i]])[0]] for t in m.trees_]
+        margin = np.log(2.0) + sum(leaves)  # logit(4/6) = log 2
+        assert ex.values["margin"] == pytest.approx(margin, rel=1e-5)
+        s = str(ex)
+        assert "logit(base_score) = log(0.667 / (1 − 0.667)) = 0.693" in s
+        assert f"= {fmt(margin)}" in s and f"= {fmt(1 / (1 + np.exp(-margin)))}" in s
+        assert s.count("→ leaf") == 2
+    # a dict or a plain array work too; the DataFrame's column order does not matter
+    row = X.iloc[0]
+    assert E.prediction(m, dict(row)).value == pytest.approx(E.prediction(m, row).value)
+    shuffled = X.iloc[[0]][list(reversed(X.columns))]
+    assert E.prediction(m, shuffled).value == pytest.approx(E.prediction(m, row).value)
+    assert "\\sigma" in E.prediction(m, row.to_numpy())._repr_latex_()
+    with pytest.raises(ValueError, match="one instance at a time"):
+        E.prediction(m, X)
+
+
+def test_prediction_of_a_regressor_has_no_sigmoid():
+    X = np.array([[1.0], [2.0], [3.0], [4.0]])
+    y = np.array([1.0, 1.0, 5.0, 5.0])
+    r = tg.BoostingRegressor(
+        n_estimators=1, max_depth=1, learning_rate=0.5, reg_lambda=0.0, base_score=3.0
+    ).fit(X, y)
+    ex = E.prediction(r, X[0])
+    # one split at 2.5; left leaf w* = −Σ(3 − 1)/2 = −2, value −1, prediction 3 − 1 = 2
+    assert ex.value == pytest.approx(2.0)
+    assert "σ" not in str(ex)
+    assert "margin₀ = base_score = 3" in str(ex)
+
+
+def test_structure_score_steps():
+    ex = E.structure_score_steps([-1.0, 2.0], [1.0, 3.0], reg_lambda=1.0, gamma=0.5)
+    assert ex.value == pytest.approx(-0.5 * (1 / 2 + 4 / 4) + 0.5 * 2)
+    assert "−½ [(-1)²/(1 + 1) + 2²/(3 + 1)] + 0.5·2" in str(ex)
+
+
+def test_latex_escapes_feature_names(troll):
+    m, _, _ = troll
+    tex = E.split(m, 1, 0)._repr_latex_()
+    assert "favorite\\_color\\_red" in tex and "favorite_color_red" not in tex
+
+
+@pytest.mark.skipif(not HAS_GBDT, reason="teachgbt.gbdt is not there yet")
+def test_gbdt_leaf_is_seed_004s_formula():
+    X, y = troll2()
+    g = tg.BoostingClassifier(algorithm="gbdt", n_estimators=2, learning_rate=0.8, max_depth=2).fit(
+        X, y
+    )
+    tree = g.trees_[0]
+    p0 = 4 / 6
+    residual = y.to_numpy(float) - p0
+    leaves = tree.apply(X)
+    for leaf in tree.leaves:
+        rows = leaves == leaf
+        want = residual[rows].sum() / (p0 * (1 - p0) * rows.sum())  # Σ residual / Σ p(1 − p)
+        ex = E.leaf(g, 1, int(leaf))
+        assert ex.value == pytest.approx(want, rel=1e-9)
+        assert "Σ residual / (Σ p(1−p) + λ)" in str(ex)
+    ex = E.prediction(g, X.iloc[0])
+    assert ex.value == pytest.approx(g.predict_proba(X.iloc[[0]])[0, 1], rel=1e-9)
+    sp = E.split(g, 1, 0)
+    assert "drop in the squared error" in str(sp)
