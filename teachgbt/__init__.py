@@ -6,7 +6,7 @@ clf.trace_.epochs()          # seed 004's per-epoch table
 clf.trace_.splits(1, 0)      # every candidate split at the root of tree 1
 """
 
-from . import check, display, draw, explain, formulas, losses, plot
+from . import check, datasets, display, draw, explain, formulas, gbdt, losses, plot, walkthrough
 from .estimators import BoostingClassifier, BoostingRegressor, NotFittedError
 from .io import load
 from .trace import Trace
@@ -21,11 +21,14 @@ __all__ = [
     "Trace",
     "Tree",
     "check",
+    "datasets",
     "display",
     "draw",
     "explain",
     "formulas",
+    "gbdt",
     "plot",
+    "walkthrough",
     "load",
     "losses",
     "__version__",

@@ -75,8 +75,8 @@ def check_X(X, what="X"):
         i, j = np.argwhere(big)[0]
         col = names[j] if names else int(j)
         raise ValueError(
-            f"{what} value {float(arr[i, j])!r} in column {col!r}, {_row_label(index, i)} is too large "
-            "for float32, the precision trees compare features in"
+            f"{what} value {float(arr[i, j])!r} in column {col!r}, {_row_label(index, i)} is "
+            "too large for float32, the precision trees compare features in"
         )
     return X32, names
 
@@ -118,7 +118,8 @@ def check_y_binary(y, n_rows, what="y"):
         if bad.any():
             i = int(np.argmax(bad))
             raise ValueError(
-                f"{what} contains {float(arr[i])!r} at {_row_label(index, i)}; labels must not be missing"
+                f"{what} contains {float(arr[i])!r} at {_row_label(index, i)}; "
+                "labels must not be missing"
             )
         if not np.all(arr == np.round(arr)):
             example = arr[arr != np.round(arr)][0]
@@ -152,7 +153,9 @@ def check_sample_weight(sample_weight, n_rows):
     bad = ~np.isfinite(w) | (w < 0)
     if bad.any():
         i = int(np.argmax(bad))
-        raise ValueError(f"sample_weight[{i}] = {float(w[i])!r}; weights must be finite and non-negative")
+        raise ValueError(
+            f"sample_weight[{i}] = {float(w[i])!r}; weights must be finite and non-negative"
+        )
     if not w.sum() > 0:
         raise ValueError("sample_weight sums to 0: at least one row needs a positive weight")
     return w

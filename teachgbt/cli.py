@@ -40,7 +40,7 @@ def cmd_walkthrough(args):
     w = walkthrough.troll2()
     print(w)
     if out:
-        written = walkthrough.save_with_diagrams(w, out)
+        written = w.save(out)
         print(f"\nwrote {len(written)} files to {out}/:")
         for p in written:
             print(f"  {os.path.relpath(p, out)}")
@@ -135,8 +135,12 @@ def build_parser():
     t.add_argument("data", metavar="DATA.csv")
     t.add_argument("--target", required=True, help="the column to predict")
     t.add_argument("--model", required=True, metavar="OUT.json")
-    t.add_argument("--task", choices=("auto", "classify", "regress"), default="auto",
-                   help="auto: a classifier when the target has two values")
+    t.add_argument(
+        "--task",
+        choices=("auto", "classify", "regress"),
+        default="auto",
+        help="auto: a classifier when the target has two values",
+    )
     t.add_argument("--algorithm", choices=("xgboost", "gbdt"), default="xgboost")
     t.add_argument("--tree-method", choices=("exact", "hist"), default="exact")
     t.add_argument("--n-estimators", type=int, default=100)
@@ -171,6 +175,9 @@ def main(argv=None):
         return 0
     try:
         args.func(args)
+    except BrokenPipeError:  # e.g. piped into `head`: stop quietly
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+        return 0
     except (CommandError, ValueError, TypeError, KeyError, OSError) as e:
         msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
         print(f"teachgbt {args.command}: error: {msg}", file=sys.stderr)

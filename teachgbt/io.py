@@ -93,8 +93,10 @@ def from_dict(d):
             f"model file version {d.get('version')!r} is not supported by this teachgbt "
             f"(it reads version {VERSION})"
         )
-    kinds = {"BoostingClassifier": estimators.BoostingClassifier,
-             "BoostingRegressor": estimators.BoostingRegressor}
+    kinds = {
+        "BoostingClassifier": estimators.BoostingClassifier,
+        "BoostingRegressor": estimators.BoostingRegressor,
+    }
     if d.get("estimator") not in kinds:
         raise ValueError(f"unknown estimator {d.get('estimator')!r} in model file")
     model = kinds[d["estimator"]](**d["params"])

@@ -132,14 +132,16 @@ def test_custom_objective_matches_builtin_logistic(data):
         return p - y, p * (1 - p)
 
     builtin = tg.BoostingClassifier(n_estimators=4, max_depth=3, base_score=0.5).fit(X, y)
-    custom = tg.BoostingRegressor(n_estimators=4, max_depth=3, objective=logistic,
-                                  base_score=0.0).fit(X, y)
+    custom = tg.BoostingRegressor(
+        n_estimators=4, max_depth=3, objective=logistic, base_score=0.0
+    ).fit(X, y)
     assert np.allclose(custom.decision_function(X), builtin.decision_function(X), atol=1e-5)
 
 
 def test_custom_objective_bad_hessian(data):
     X, y = data
     with pytest.raises(ValueError, match="'concave'.*hessian that is not positive"):
+
         def concave(y, margin):
             return margin - y, -np.ones_like(y)
 
@@ -178,8 +180,9 @@ def test_max_leaves_best_first(data):
 
 def test_eval_set_and_early_stopping(data):
     X, y = data
-    clf = tg.BoostingClassifier(n_estimators=200, max_depth=3, learning_rate=0.5,
-                                early_stopping_rounds=3)
+    clf = tg.BoostingClassifier(
+        n_estimators=200, max_depth=3, learning_rate=0.5, early_stopping_rounds=3
+    )
     clf.fit(X[:150], y[:150], eval_set=[(X[150:], y[150:])])
     curve = clf.evals_result_["validation_0"]["logloss"]
     assert len(clf.trees_) < 200 and len(curve) == len(clf.trees_)
@@ -275,7 +278,9 @@ def test_predict_checks(data):
     with pytest.raises(tg.NotFittedError, match="not fitted yet"):
         clf.predict(X)
     clf.fit(X, y)
-    with pytest.raises(ValueError, match="X has 3 features, but BoostingClassifier was fitted with 4"):
+    with pytest.raises(
+        ValueError, match="X has 3 features, but BoostingClassifier was fitted with 4"
+    ):
         clf.predict(X[:, :3])
     with pytest.raises(ValueError, match="early_stopping_rounds needs an eval_set"):
         tg.BoostingClassifier(n_estimators=2, early_stopping_rounds=2).fit(X, y)
