@@ -119,6 +119,34 @@ def cmd_draw(args):
     print(f"drew tree {args.tree} to {args.output}")
 
 
+def cmd_lessons(args):
+    import shutil
+    from importlib import resources
+    from pathlib import Path
+
+    try:
+        src = resources.files("teachgbt.lessons")
+    except ModuleNotFoundError:  # an editable install of a source checkout
+        src = Path(__file__).resolve().parent.parent / "lessons"
+    names = sorted(p.name for p in src.iterdir() if p.name.endswith((".ipynb", ".md")))
+    if not names:
+        raise CommandError("this installation of teachgbt has no lesson notebooks")
+    dest = args.dir
+    clashes = [n for n in names if os.path.exists(os.path.join(dest, n))]
+    if clashes and not args.force:
+        raise CommandError(
+            f"{dest} already holds {', '.join(clashes)}; your work there is kept. "
+            "Choose another folder, or pass --force to overwrite"
+        )
+    os.makedirs(dest, exist_ok=True)
+    for n in names:
+        with resources.as_file(src / n) as path:
+            shutil.copyfile(path, os.path.join(dest, n))
+    print(f"copied {len(names)} files to {dest}/; open them with: jupyter lab {dest}")
+    for n in names:
+        print(f"  {n}")
+
+
 def build_parser():
     p = argparse.ArgumentParser(
         prog="teachgbt",
@@ -164,6 +192,11 @@ def build_parser():
     d.add_argument("--tree", type=int, required=True, help="1-based round number")
     d.add_argument("--output", required=True, metavar="FILE.svg|.png|.pdf|.dot")
     d.set_defaults(func=cmd_draw)
+
+    les = sub.add_parser("lessons", help="copy the lesson notebooks into a folder to work on")
+    les.add_argument("dir", nargs="?", default="teachgbt-lessons", metavar="DIR")
+    les.add_argument("--force", action="store_true", help="overwrite notebooks already there")
+    les.set_defaults(func=cmd_lessons)
     return p
 
 
@@ -185,6 +218,13 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as e:  # a bug of ours: still one line, with what to report
+        print(
+            f"teachgbt {args.command}: internal error: {type(e).__name__}: {e} "
+            "(please report this with the command you ran)",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

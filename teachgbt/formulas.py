@@ -59,7 +59,7 @@ def leaf_weight(G, H, reg_lambda=1.0, reg_alpha=0.0, max_delta_step=0.0):
         w = np.where(denom > 0, -G / np.where(denom > 0, denom, 1.0), 0.0)
     if max_delta_step and max_delta_step > 0:
         w = np.clip(w, -max_delta_step, max_delta_step)
-    return _scalar(w)
+    return _scalar(w + 0.0)  # + 0.0 turns −0.0 (from G = 0) into 0.0 for display
 
 
 def leaf_score(G, H, reg_lambda=1.0, reg_alpha=0.0, max_delta_step=0.0):
