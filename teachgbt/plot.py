@@ -372,7 +372,7 @@ def compare_fits(models, X, y, labels=None, ax=None):
             where="post",
             lw=1.8,
             color=palette[j % len(palette)],
-            label=f"{lab} ({n_steps} steps)",
+            label=f"{lab} ({n_steps} step{'' if n_steps == 1 else 's'})",
         )
     ax.set_xlabel(name)
     ax.set_ylabel("P(y = 1)" if clf else "prediction")
@@ -628,7 +628,7 @@ def vote_error(p, n_voters, ax=None):
     ax.set_xlabel("error rate of each voter")
     ax.set_ylabel("error rate of the majority vote")
     ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
+    ax.set_ylim(-0.06, 1.02)  # room for the labels of points near 0 %
     ax.set_title(
         "Majority vote of independent voters: better than one voter\n"
         "when each errs less than half the time, worse when more"
