@@ -23,8 +23,13 @@ def make_problem(n_rows, n_features=28, seed=0):
     X = rng.normal(size=(n_rows, n_features)).astype(np.float32)
     X[:, ::4] = np.round(X[:, ::4] * 4) / 4  # some features with few distinct values
     logit = (
-        X[:, 0] - 0.8 * X[:, 1] + 0.6 * X[:, 2] * X[:, 3] + np.sin(2 * X[:, 4])
-        + 0.5 * (X[:, 5] > 0.5) - 0.4 * np.abs(X[:, 6]) + 0.3 * X[:, 7] ** 2
+        X[:, 0]
+        - 0.8 * X[:, 1]
+        + 0.6 * X[:, 2] * X[:, 3]
+        + np.sin(2 * X[:, 4])
+        + 0.5 * (X[:, 5] > 0.5)
+        - 0.4 * np.abs(X[:, 6])
+        + 0.3 * X[:, 7] ** 2
     )
     y = (logit + rng.logistic(size=n_rows) > 0.3).astype(np.int32)
     return X, y
@@ -77,8 +82,11 @@ def main(argv=None):
         run(
             "XGBoost exact",
             lambda: xgb.XGBClassifier(
-                n_estimators=args.rounds, max_depth=args.depth, learning_rate=lr,
-                tree_method="exact", n_jobs=args.threads,
+                n_estimators=args.rounds,
+                max_depth=args.depth,
+                learning_rate=lr,
+                tree_method="exact",
+                n_jobs=args.threads,
             ).fit(Xtr, ytr),
             lambda m: m.predict_proba(Xte)[:, 1],
         )
@@ -100,8 +108,10 @@ def main(argv=None):
 
     ours = rows[0][1]
     print()
-    print(f"{args.rows} rows x {X.shape[1]} features, {args.rounds} rounds, depth {args.depth}, "
-          f"learning rate {lr}, {args.threads} threads")
+    print(
+        f"{args.rows} rows x {X.shape[1]} features, {args.rounds} rounds, depth {args.depth}, "
+        f"learning rate {lr}, {args.threads} threads"
+    )
     print("| trainer | fit (s) | × teachgbt | test AUC |")
     print("|---|---:|---:|---:|")
     for name, t, a in rows:

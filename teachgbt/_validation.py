@@ -12,8 +12,13 @@ def _row_label(index, i):
     return f"row {index[i]!r}" if index is not None else f"row {int(i)}"
 
 
-def check_X(X, what="X"):
-    """Return (X as float32 ndarray, feature names or None). Never mutates X."""
+def check_X(X, what="X", copy=False):
+    """Return (X as a C-ordered float32 ndarray, feature names or None). Never mutates X.
+
+    float32 is the precision trees compare features in. An input that already is
+    a C-ordered float32 array is used as it is, unless ``copy`` (fit copies, so
+    that the trace never sees later changes to the caller's array).
+    """
     names = None
     index = None
     if isinstance(X, pd.DataFrame):
@@ -31,51 +36,62 @@ def check_X(X, what="X"):
                 "categories as 0/1 columns first, one per category (one-hot encoding, seed 002), "
                 "e.g. pd.get_dummies(X, columns=[...], dtype=float)"
             )
-        arr = X.to_numpy(dtype=np.float64, na_value=np.nan)
+        if X.shape[0] and X.shape[1]:
+            with np.errstate(over="ignore"):  # too-large values are reported below
+                source = X.to_numpy(dtype=np.float32, na_value=np.nan)
+        else:
+            source = np.empty(X.shape, dtype=np.float32)
+
+        def original(i, j):
+            return float(X.iat[i, j])
     else:
         try:
-            arr = np.asarray(X)
+            source = np.asarray(X)
         except Exception as e:  # pragma: no cover - exotic inputs
             raise TypeError(
                 f"{what} must be a 2-D array or a DataFrame; got {type(X).__name__}"
             ) from e
-        if arr.dtype == object or arr.dtype.kind in "USV":
+        if source.dtype == object or source.dtype.kind in "USV":
             try:
-                arr = arr.astype(np.float64)
+                source = source.astype(np.float64)
             except (TypeError, ValueError):
                 raise TypeError(
-                    f"{what} holds non-numeric values (dtype {arr.dtype}). Trees split numbers; "
-                    "encode categories as 0/1 columns (one-hot encoding, seed 002)"
+                    f"{what} holds non-numeric values (dtype {source.dtype}). Trees split "
+                    "numbers; encode categories as 0/1 columns (one-hot encoding, seed 002)"
                 ) from None
-        if arr.ndim == 1:
+        if source.ndim == 1:
             raise ValueError(
                 f"{what} must be 2-dimensional (rows × features); got a 1-D array of shape "
-                f"{arr.shape}. Use X.reshape(-1, 1) for a single feature"
+                f"{source.shape}. Use X.reshape(-1, 1) for a single feature"
             )
-        if arr.ndim != 2:
+        if source.ndim != 2:
             raise ValueError(
-                f"{what} must be 2-dimensional (rows × features); got shape {arr.shape}"
+                f"{what} must be 2-dimensional (rows × features); got shape {source.shape}"
             )
-        arr = arr.astype(np.float64, copy=False)
-    if arr.shape[0] == 0:
+
+        def original(i, j):
+            return float(source[i, j])
+
+    if source.shape[0] == 0:
         raise ValueError(f"{what} is empty: it has no rows")
-    if arr.shape[1] == 0:
+    if source.shape[1] == 0:
         raise ValueError(f"{what} is empty: it has no feature columns")
-    inf = np.isinf(arr)
+    with np.errstate(over="ignore"):  # too-large values are reported below
+        X32 = np.ascontiguousarray(source, dtype=np.float32)
+    if copy and np.shares_memory(X32, source if isinstance(X, pd.DataFrame) else np.asarray(X)):
+        X32 = X32.copy()
+    inf = np.isinf(X32)
     if inf.any():
         i, j = np.argwhere(inf)[0]
         col = names[j] if names else int(j)
+        value = original(i, j)
+        if np.isinf(value):
+            raise ValueError(
+                f"{what} contains an infinite value in column {col!r}, {_row_label(index, i)} "
+                f"({value!r}); missing values may be NaN, but not inf"
+            )
         raise ValueError(
-            f"{what} contains an infinite value in column {col!r}, {_row_label(index, i)} "
-            f"({float(arr[i, j])!r}); missing values may be NaN, but not inf"
-        )
-    X32 = np.ascontiguousarray(arr, dtype=np.float32)
-    big = np.isinf(X32) & ~inf
-    if big.any():
-        i, j = np.argwhere(big)[0]
-        col = names[j] if names else int(j)
-        raise ValueError(
-            f"{what} value {float(arr[i, j])!r} in column {col!r}, {_row_label(index, i)} is "
+            f"{what} value {value!r} in column {col!r}, {_row_label(index, i)} is "
             "too large for float32, the precision trees compare features in"
         )
     return X32, names

@@ -94,15 +94,23 @@ class Tree:
         """The leaf id each row of X lands in (missing values follow ``default_left``)."""
         X = as_float32_matrix(X, self.n_features)
         n = X.shape[0]
-        node = np.zeros(n, dtype=np.int32)
-        rows = np.arange(n)
+        threshold = self.threshold.astype(np.float32)
         # Leaves point to themselves so every row can take the same step each level.
         leaf = self.is_leaf
         ids = np.arange(self.n_nodes, dtype=np.int32)
         left = np.where(leaf, ids, self.left).astype(np.int32)
         right = np.where(leaf, ids, self.right).astype(np.int32)
-        feature = np.where(leaf, 0, self.feature)
-        threshold = self.threshold.astype(np.float32)
+        feature = np.where(leaf, 0, self.feature).astype(np.int32)
+        if n >= 20_000:  # worth the compiled kernel, when numba is installed
+            from .hist import numba_kernels
+
+            kernels = numba_kernels()
+            if kernels is not None:  # the same steps, compiled
+                return kernels.apply_tree(
+                    X, feature, threshold, self.default_left, left, right, self.max_depth
+                )
+        node = np.zeros(n, dtype=np.int32)
+        rows = np.arange(n)
         for _ in range(self.max_depth):
             x = X[rows, feature[node]]
             go_left = np.where(np.isnan(x), self.default_left[node], x < threshold[node])
@@ -187,14 +195,45 @@ class Tree:
             if k in ("threshold", "gain", "loss_chg"):
                 v = [np.nan if t is None else t for t in v]
             arrays[k] = v
-        return cls(arrays, d["n_features"], d.get("feature_names"), d.get("learning_rate", 1.0),
-                   d.get("extra"))
+        return cls(
+            arrays,
+            d["n_features"],
+            d.get("feature_names"),
+            d.get("learning_rate", 1.0),
+            d.get("extra"),
+        )
 
     def __repr__(self):
         return (
-            f"<teachgbt.Tree: {self.n_nodes} nodes, {self.n_leaves} leaves, "
-            f"depth {self.max_depth}>"
+            f"<teachgbt.Tree: {self.n_nodes} nodes, {self.n_leaves} leaves, depth {self.max_depth}>"
         )
+
+    # --- drawing (teachgbt.draw)
+    def to_dot(self, highlight=None, **label_options):
+        """DOT text; options choose the fields and precision (see ``teachgbt.draw``)."""
+        from . import draw
+
+        return draw.to_dot(self, highlight, **label_options)
+
+    def draw(self, highlight=None, engine="auto", **label_options):
+        """A diagram that shows itself in Jupyter and ``.save()``s to .svg/.png/.pdf/.dot."""
+        from . import draw
+
+        return draw.draw(self, highlight, engine, **label_options)
+
+    def plot(self, ax=None, highlight=None, **label_options):
+        """The tree drawn with matplotlib (no Graphviz needed); returns the Axes."""
+        from . import draw
+
+        return draw.plot_tree(self, ax, highlight, **label_options)
+
+    def __str__(self):
+        from . import draw
+
+        return draw.text(self)
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return self.draw()._repr_mimebundle_(include, exclude)
 
 
 class TreeBuilder:

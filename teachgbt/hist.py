@@ -1,0 +1,602 @@
+"""Histogram split finding: bin the features once, then scan bins instead of rows.
+
+The exact trainer (``exact.py``) sorts a node's rows by every feature and
+tries a split between every two distinct values. On a million rows that is
+too slow. Seed 003 lists what XGBoost does instead ("weighted quantile split
+search", "blocked data"); LightGBM and XGBoost's ``hist`` method do it this
+way:
+
+1. **Binning** (``HistData``, once per fit). Each feature gets at most
+   ``max_bin`` bins. A feature with at most ``max_bin`` distinct values gets
+   its distinct values as cut points, exactly as XGBoost does, and then the
+   trees match XGBoost ``hist`` split for split. A feature with more distinct
+   values gets cut points at its quantiles, estimated from a sample of rows
+   on large data. Bin ``c`` holds the values ``cut[c-1] <= x < cut[c]``;
+   missing values (NaN) get a bin of their own, the last one. The bin codes
+   are stored feature by feature (XGBoost's column blocks, seed 003's
+   "blocked data") as uint8, or uint16 when more than 256 codes are needed.
+2. **Histograms** (``HistSplitter._histograms``). For one node and every
+   feature: the sums G and H of g_i and h_i over the node's rows in each bin.
+   A split "bins 0..b left, the rest right" then has G_L = Σ of the first
+   b+1 bins, whatever the number of rows.
+3. **The subtraction trick** (``HistSplitter.partition`` and
+   ``_ensure_histogram``). A parent's rows are exactly its two children's
+   rows, so hist(parent) = hist(left) + hist(right): build the histogram of
+   the smaller child from its rows and get its sibling by subtraction.
+4. **The cumsum scan** (``HistSplitter._scan``). ``cumsum`` along the bins
+   gives G_L, H_L at every bin boundary of every feature at once; the gain of
+   seed 000 is then one array expression over a (features × boundaries)
+   array.
+5. **Learned default direction** (seed 003, "sparse data"): as XGBoost's
+   ``hist``, a forward scan sends the missing values right; a backward scan,
+   run only for features with missing values in the node, sends them left.
+   The better of the two directions is the split's ``default_left``.
+
+A split's threshold is a cut point, a data value: ``x < threshold`` goes
+left, compared in float32 as ``Tree.apply`` does. ``partition`` routes rows
+by their bin code with that same rule, so a trace can recompute every node.
+
+Tie rules are XGBoost's: loss reductions are computed in float32; within a
+feature the first strictly better candidate wins (forward candidates in
+increasing bin order, then backward ones in decreasing order); across
+features the lower index wins.
+
+Speed: everything here is numpy. When numba is installed, the binning, the
+histograms, the partition and the scan use compiled twins from
+``_hist_numba`` that add the same numbers in the same order, so they grow
+the same trees, bit for bit; set ``teachgbt.hist.KERNEL = "numpy"`` (or the
+environment variable ``TEACHGBT_HIST_KERNEL=numpy``) to use numpy only.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from . import formulas
+from .exact import finish_split_table
+from .grow import Candidate
+
+__all__ = ["HistData", "HistSplitter", "HistNode", "KERNEL", "numba_kernels"]
+
+F32 = np.float32
+
+#: "auto": the numba kernels when numba is importable, else numpy; "numpy"; "numba"
+KERNEL = os.environ.get("TEACHGBT_HIST_KERNEL", "auto")
+
+#: cut points of a feature with many distinct values come from this many sampled rows
+SAMPLE_ROWS = 200_000
+
+#: the compiled histogram uses threads from this many (row, feature) additions on
+PARALLEL_HISTOGRAM = 1 << 17
+
+# XGBoost's margin above the largest value (and below the smallest) of a feature
+_CUT_EPS = 1e-5
+
+
+def numba_kernels():
+    """The compiled kernels (module ``teachgbt._hist_numba``), or None to use numpy."""
+    if KERNEL not in ("auto", "numpy", "numba"):
+        raise ValueError(f"teachgbt.hist.KERNEL = {KERNEL!r}; use 'auto', 'numpy' or 'numba'")
+    if KERNEL == "numpy":
+        return None
+    try:
+        from . import _hist_numba
+    except ImportError:
+        if KERNEL == "numba":
+            raise
+        return None
+    return _hist_numba
+
+
+# ---------------------------------------------------------------------- binning
+def _above(v):
+    """XGBoost's last cut: ``v + (|v| + 1e-5)``, in float64 and then rounded to float32."""
+    v = float(v)
+    return F32(v + (abs(v) + _CUT_EPS))
+
+
+def _below(v):
+    """XGBoost's minimum: ``v - (|v| + 1e-5)``, in float64 and then rounded to float32."""
+    v = float(v)
+    return F32(v - (abs(v) + _CUT_EPS))
+
+
+def _quantile_cuts(values, max_bin):
+    """Inner cut points at the quantiles of sorted ``values``: at most max_bin − 1 of them.
+
+    Each cut is itself a data value, so a threshold reads as one; the
+    smallest value always stays in bin 0.
+    """
+    m = len(values)
+    pos = (np.arange(1, max_bin, dtype=np.int64) * m) // max_bin
+    cuts = np.unique(values[pos])
+    return cuts[cuts > values[0]]
+
+
+class HistData:
+    """Per-fit binning of the features (float32, as XGBoost compares them).
+
+    ``bins[f, i]`` is the bin code of row i in feature f: ``c`` for
+    ``cut(f)[c-1] <= x < cut(f)[c]``, ``missing_code`` for NaN.
+    ``cuts[f, :n_bins[f]]`` are feature f's cut points (the last one lies
+    above every value); ``min_val[f]`` lies below every value.
+    ``exact_cuts[f]`` is True when the cuts are all of the feature's distinct
+    values (then splits are those XGBoost ``hist`` finds).
+    """
+
+    def __init__(self, X32, max_bin=256, sample_rows=SAMPLE_ROWS, random_state=0):
+        X32 = np.asarray(X32, dtype=np.float32)
+        n, d = X32.shape
+        self.n_rows, self.n_features, self.max_bin = n, d, int(max_bin)
+        sample = None
+        if n > sample_rows:
+            rng = np.random.default_rng(random_state)
+            sample = np.sort(rng.choice(n, size=sample_rows, replace=False))
+
+        cut_list, min_val = [], np.zeros(d, dtype=F32)
+        self.exact_cuts = np.zeros(d, dtype=bool)
+        self.has_missing = np.zeros(d, dtype=bool)
+        for f in range(d):
+            col = X32[:, f]
+            self.has_missing[f] = bool(np.isnan(col).any())
+            lo, hi = np.fmin.reduce(col), np.fmax.reduce(col)  # NaN only if all missing
+            if np.isnan(lo):  # an all-missing feature: one empty bin, never split
+                cut_list.append(np.array([_above(0.0)], dtype=F32))
+                min_val[f] = _below(0.0)
+                continue
+            inner, self.exact_cuts[f] = self._inner_cuts(col, sample)
+            cut_list.append(np.append(inner.astype(F32), _above(hi)))
+            min_val[f] = _below(lo)
+
+        self.n_bins = np.array([len(c) for c in cut_list], dtype=np.int64)
+        K = int(self.n_bins.max())
+        self.missing_code = K  # the last bin of every feature's histogram
+        self.n_slots = K + 1  # bins per feature in a histogram: K value bins + missing
+        self.cuts = np.full((d, K), np.inf, dtype=F32)
+        for f, c in enumerate(cut_list):
+            self.cuts[f, : len(c)] = c
+        self.min_val = min_val
+        dtype = np.uint8 if K - 1 + self.has_missing.any() <= 255 else np.uint16
+        # one contiguous block of codes per feature: a node's rows are looked up in it
+        self.bins = np.empty((d, n), dtype=dtype)
+        kernels = numba_kernels()
+        if kernels is not None:
+            kernels.bin_codes(
+                np.ascontiguousarray(X32), self.cuts, self.n_bins, self.missing_code, self.bins
+            )
+            return
+        for f in range(d):
+            col = X32[:, f]
+            # bin code = number of cuts <= x (XGBoost's upper_bound search)
+            code = np.searchsorted(cut_list[f], col, side="right")
+            code[np.isnan(col)] = self.missing_code
+            self.bins[f] = code
+
+    def _inner_cuts(self, col, sample=None):
+        """Cut points below the last one, and whether they are all the distinct values."""
+        values = col if sample is None else col[sample]
+        v = np.sort(values[~np.isnan(values)])
+        first = np.ones(len(v), dtype=bool)
+        first[1:] = v[1:] != v[:-1]  # the first of each run of equal values
+        if np.count_nonzero(first) > self.max_bin:
+            return _quantile_cuts(v, self.max_bin), False
+        distinct = v[first]
+        if sample is not None:  # few distinct values in the sample: did it see them all?
+            present = col[~np.isnan(col)]
+            pos = np.minimum(np.searchsorted(distinct, present), max(len(distinct) - 1, 0))
+            if len(distinct) == 0 or not np.all(distinct[pos] == present):
+                return self._inner_cuts(col)
+        # XGBoost: every distinct value but the smallest is a cut point
+        return distinct[1:], True
+
+    def feature_cuts(self, f):
+        """The cut points of feature f (bin c holds cut[c-1] <= x < cut[c])."""
+        return self.cuts[f, : self.n_bins[f]].copy()
+
+    def __repr__(self):
+        return (
+            f"<teachgbt.HistData: {self.n_rows} rows × {self.n_features} features, "
+            f"up to {int(self.n_bins.max())} bins, codes {self.bins.dtype}>"
+        )
+
+
+# ------------------------------------------------------------------- node data
+@dataclass
+class HistNode:
+    """One node: ``order[start:stop]`` are its rows (sorted), ``hist`` their histogram.
+
+    ``stats[start:stop]`` holds the same rows' (g, h[, cover]), kept next to
+    the row ids so that a node's statistics are read in one sweep; ``sums``
+    are their column sums (G, H[, cover]). ``hist[j, c]`` holds (Σg, Σh[,
+    Σcover]) over the node's rows in bin c of the j-th used feature, the
+    missing bin last; ``n_missing[j]`` counts the node's rows with that
+    feature missing.
+
+    A tree's nodes share two pairs of (order, stats) arrays: partitioning a
+    node writes its children's rows into the same slice of the other pair
+    (``spare``), left rows first.
+    """
+
+    order: np.ndarray
+    stats: np.ndarray
+    start: int
+    stop: int
+    sums: tuple
+    spare: tuple
+    hist: np.ndarray | None = None
+    n_missing: np.ndarray | None = None
+
+    @property
+    def n(self):
+        return self.stop - self.start
+
+    @property
+    def rows(self):
+        return self.order[self.start : self.stop]
+
+
+def _row_order_sums(stats, chunk=1 << 16):
+    """Column sums in float64, added one row after another (the order the kernels add in)."""
+    total = np.zeros((1, stats.shape[1]))
+    for lo in range(0, len(stats), chunk):
+        block = np.concatenate([total, stats[lo : lo + chunk]])
+        total = np.add.accumulate(block, axis=0, dtype=np.float64)[-1:]
+    return tuple(float(v) for v in total[0])
+
+
+class HistSplitter:
+    """Finds the best split of a node from its histograms; partitions its rows.
+
+    Same interface as ``exact.ExactSplitter``. ``g``, ``h``: per-row gradient
+    statistics; ``h_cover``: optional per-row values whose sums
+    ``min_child_weight`` applies to instead of ``h``.
+
+    Histograms are built when a node is first scanned, not when it is made:
+    growing depth by depth, all nodes of a level are partitioned before any
+    is scanned, so the smaller children of the whole level are histogrammed
+    together, in one sweep.
+    """
+
+    def __init__(self, data, g, h, params, rows=None, features=None, h_cover=None):
+        self.data = data
+        self.p = params
+        self.rows = None if rows is None else np.sort(np.asarray(rows, dtype=np.intp))
+        self.features = (
+            np.arange(data.n_features, dtype=np.intp)
+            if features is None
+            else np.sort(np.asarray(features, dtype=np.intp))
+        )
+        self.has_cover = h_cover is not None
+        self._columns = [g, h] + ([h_cover] if self.has_cover else [])
+        self.kernels = numba_kernels()
+        self._count_missing = data.has_missing[self.features]  # features with any NaN
+        self._pending = []  # (child to build, its sibling, their parent's histogram)
+
+    # ------------------------------------------------------------ node data
+    def root(self, keep=None):
+        """The root: the round's rows (its sample), or, with a boolean ``keep``, those of them."""
+        n = self.data.n_rows
+        index = np.int32 if n < 2**31 else np.int64
+        order = np.arange(n, dtype=index) if self.rows is None else self.rows.astype(index)
+        if keep is not None:
+            order = order[np.asarray(keep, dtype=bool)[order]]
+        # g, h (and the cover statistic) of the rows side by side; float32 when they are
+        # (XGBoost's), else float64; every sum of them is float64
+        dtype = np.result_type(*[np.asarray(c).dtype for c in self._columns], np.float32)
+        stats = np.empty((len(order), len(self._columns)), dtype=dtype)
+        for q, col in enumerate(self._columns):
+            col = np.asarray(col)
+            stats[:, q] = col if len(order) == n else col[order]
+        sums = (
+            self.kernels.column_sums(stats) if self.kernels is not None else _row_order_sums(stats)
+        )
+        spare = (np.empty_like(order), np.empty_like(stats))
+        nd = HistNode(order, stats, 0, len(order), tuple(float(v) for v in sums), spare)
+        nd.hist, nd.n_missing = (a[0] for a in self._histograms(order, stats, [0], [len(order)]))
+        return nd
+
+    def node_rows(self, nd):
+        """Row ids of a node."""
+        return nd.rows
+
+    def node_sums(self, nd):
+        """n, G, H of a node."""
+        return nd.n, nd.sums[0], nd.sums[1]
+
+    def cover_sum(self, nd):
+        """The sum ``min_child_weight`` applies to (H, or Σ h_cover)."""
+        return nd.sums[-1]
+
+    # ------------------------------------------------------------ histograms
+    def _histograms(self, order, stats, starts, stops):
+        """For each node ``order[start:stop]``: Σg, Σh (and Σcover) per bin of every used
+        feature, and per feature the number of missing values."""
+        data = self.data
+        starts = np.asarray(starts, dtype=np.intp)
+        stops = np.asarray(stops, dtype=np.intp)
+        if self.kernels is not None:
+            work = int((stops - starts).sum()) * len(self.features)
+            k = self.kernels
+            kernel = k.build_histograms if work >= PARALLEL_HISTOGRAM else k.build_histograms_serial
+            return kernel(
+                data.bins,
+                order,
+                stats,
+                starts,
+                stops,
+                self.features,
+                data.n_slots,
+                data.missing_code,
+                self._count_missing,
+            )
+        d, W, k = len(self.features), data.n_slots, stats.shape[1]
+        hist = np.zeros((len(starts), d, W, k))
+        n_missing = np.zeros((len(starts), d), dtype=np.int64)
+        for s, (lo, hi) in enumerate(zip(starts, stops)):
+            rows = order[lo:hi]
+            weights = [np.ascontiguousarray(stats[lo:hi, q]) for q in range(k)]
+            for j, f in enumerate(self.features):
+                codes = data.bins[f][rows]
+                for q in range(k):
+                    # the histogram: add each row's g (h, cover) into the bin of its value
+                    hist[s, j, :, q] = np.bincount(codes, weights=weights[q], minlength=W)
+                if self._count_missing[j]:
+                    n_missing[s, j] = np.count_nonzero(codes == data.missing_code)
+        return hist, n_missing
+
+    def _ensure_histogram(self, nd):
+        """Build the histograms still owed: the pending smaller children in one sweep, then
+        their siblings by the subtraction trick."""
+        if nd.hist is not None:
+            return
+        pending, self._pending = self._pending, []
+        # nodes of one depth share their (order, stats) arrays: one sweep per pair
+        for order in {id(p[0].order): p[0].order for p in pending}.values():
+            pend = [p for p in pending if p[0].order is order]
+            small = [p[0] for p in pend]
+            hist, n_missing = self._histograms(
+                order, small[0].stats, [c.start for c in small], [c.stop for c in small]
+            )
+            for s, (child, sibling, parent_hist, parent_missing) in enumerate(pend):
+                child.hist, child.n_missing = hist[s], n_missing[s]
+                # the subtraction trick: the sibling's histogram is the parent's minus the child's
+                sibling.hist = parent_hist - child.hist
+                sibling.n_missing = parent_missing - child.n_missing
+
+    # ------------------------------------------------------------- partition
+    def _left_table(self, cand):
+        """Which bin codes of the split feature go left: the rule ``x < threshold`` in bins.
+
+        Bin c holds cut[c-1] <= x < cut[c], so all of its values are below a
+        threshold t (itself a cut point) exactly when cut[c] <= t.
+        """
+        data = self.data
+        table = np.zeros(data.n_slots, dtype=bool)
+        table[: data.missing_code] = data.cuts[cand.feature] <= F32(cand.threshold)
+        table[data.missing_code] = cand.default_left
+        return table
+
+    def partition(self, nd, cand):
+        """Split a node's rows by ``cand``. The smaller child's histogram is owed until a
+        child is scanned; the larger one's is then the parent's minus the smaller's."""
+        table = self._left_table(cand)
+        lo, hi = nd.start, nd.stop
+        order, stats = nd.spare  # the children's rows go here, same slice
+        if self.kernels is not None:
+            n_left, left_sums, right_sums = self.kernels.partition(
+                nd.order, nd.stats, lo, hi, self.data.bins[cand.feature], table, order, stats
+            )
+            left_sums, right_sums = tuple(left_sums), tuple(right_sums)
+        else:
+            go_left = table[self.data.bins[cand.feature][nd.rows]]
+            n_left = int(np.count_nonzero(go_left))
+            for a, out in ((nd.order, order), (nd.stats, stats)):  # stable: left rows first
+                seg = a[lo:hi]
+                out[lo : lo + n_left] = seg[go_left]
+                out[lo + n_left : hi] = seg[~go_left]
+            left_sums = _row_order_sums(stats[lo : lo + n_left])
+            right_sums = _row_order_sums(stats[lo + n_left : hi])
+        mid = lo + n_left
+        left = HistNode(order, stats, lo, mid, left_sums, (nd.order, nd.stats))
+        right = HistNode(order, stats, mid, hi, right_sums, (nd.order, nd.stats))
+        small, big = (left, right) if n_left <= hi - mid else (right, left)
+        self._pending.append((small, big, nd.hist, nd.n_missing))
+        nd.hist = nd.n_missing = None  # the pending entry holds it until it is used
+        return left, right
+
+    # ------------------------------------------------------------- the scan
+    def _side_score(self, G, H):
+        """G²/(H+λ) of one side of a split (``formulas.leaf_score``).
+
+        With ``float32`` it is computed as XGBoost computes it: at the side's
+        float32 weight w, as −(2·G·w + (H+λ)·w²) in float32 arithmetic. That
+        equals G²/(H+λ) in real numbers; computing it XGBoost's way makes the
+        rounding, which decides between candidates whose gains tie, fall the
+        same way.
+        """
+        p = self.p
+        if not p.float32:
+            return np.asarray(
+                formulas.leaf_score(G, H, p.reg_lambda, p.reg_alpha, p.max_delta_step)
+            )
+        w = np.asarray(
+            formulas.leaf_weight(G, H, p.reg_lambda, p.reg_alpha, p.max_delta_step)
+        ).astype(F32)
+        G32 = np.asarray(G).astype(F32)
+        H32 = np.asarray(H).astype(F32)
+        s = -(F32(2.0) * G32 * w + (H32 + F32(p.reg_lambda)) * (w * w))
+        if p.reg_alpha:
+            s = s - F32(2.0) * F32(p.reg_alpha) * np.abs(w)
+        return np.where(H32 > 0, s, F32(0.0)).astype(F32)
+
+    def _root_score(self, G, H, C):
+        """The score of the node left unsplit (0 when it is too light for a weight)."""
+        if C < self.p.min_child_weight:
+            return F32(0.0) if self.p.float32 else 0.0
+        s = self._side_score(G, H)
+        return F32(s) if self.p.float32 else float(s)
+
+    def _scan(self, nd, js, G, H, C):
+        """Every candidate split of the used features ``js`` of one node.
+
+        Returns arrays of shape (len(js), 2K): columns 0..K−1 are the forward
+        scan (bins 0..b left, missing right, b = 0, 1, ...); columns K..2K−1
+        the backward scan in its own order (bins i.. right, the rest and the
+        missing values left, i = K−1, K−2, ..., 0). Invalid candidates have
+        loss −inf.
+        """
+        data, p = self.data, self.p
+        K = data.missing_code
+        f = self.features[js]
+        hist = nd.hist[js]
+        Gb, Hb = hist[:, :K, 0], hist[:, :K, 1]
+        Cb = hist[:, :K, 2] if self.has_cover else Hb
+        in_range = np.arange(K)[None, :] < data.n_bins[f][:, None]
+        root = self._root_score(G, H, C)
+        mcw = p.min_child_weight
+
+        # The cumsum scan, forward: G_L, H_L of "bins 0..b left" for every boundary b
+        fGL, fHL = np.cumsum(Gb, axis=1), np.cumsum(Hb, axis=1)
+        fCL = np.cumsum(Cb, axis=1) if self.has_cover else fHL
+        f_ok = in_range & (fCL >= mcw) & (C - fCL >= mcw)
+        f_loss = self._loss(fGL, fHL, G - fGL, H - fHL, f_ok, root)
+
+        # backward: the right side "bins i.." summed from the top bin down
+        bGR = np.cumsum(Gb[:, ::-1], axis=1)[:, ::-1]
+        bHR = np.cumsum(Hb[:, ::-1], axis=1)[:, ::-1]
+        bCR = np.cumsum(Cb[:, ::-1], axis=1)[:, ::-1] if self.has_cover else bHR
+        has_missing = (nd.n_missing[js] > 0)[:, None]
+        b_ok = in_range & has_missing & (bCR >= mcw) & (C - bCR >= mcw)
+        b_loss = self._loss(G - bGR, H - bHR, bGR, bHR, b_ok, root)
+        # bins i.. right means x < cut[i-1] goes left; for i = 0, all present values go right
+        b_thr = np.concatenate([data.min_val[f][:, None], data.cuts[f, : K - 1]], axis=1)
+
+        rev = slice(None, None, -1)
+        return {
+            "loss": np.concatenate([f_loss, b_loss[:, rev]], axis=1),
+            "G_L": np.concatenate([fGL, (G - bGR)[:, rev]], axis=1),
+            "H_L": np.concatenate([fHL, (H - bHR)[:, rev]], axis=1),
+            "threshold": np.concatenate([data.cuts[f], b_thr[:, rev]], axis=1),
+        }
+
+    def _loss(self, G_L, H_L, G_R, H_R, ok, root):
+        """loss_chg = score(L) + score(R) − score(parent), −inf where the split is not allowed."""
+        with np.errstate(invalid="ignore", over="ignore"):
+            loss = (self._side_score(G_L, H_L) + self._side_score(G_R, H_R)) - root
+        return np.where(ok & ~np.isnan(loss), loss, -np.inf)
+
+    def _blocks(self):
+        """Used features in blocks small enough to scan at once."""
+        d = len(self.features)
+        step = max(1, (1 << 20) // (2 * self.data.n_slots))
+        for s in range(0, d, step):
+            yield np.arange(s, min(d, s + step))
+
+    def find_split(self, nd, G, H):
+        """The best split of a node, or None when no candidate lowers the loss."""
+        if nd.n < 2:
+            return None
+        self._ensure_histogram(nd)
+        C = nd.sums[-1] if self.has_cover else H
+        if self.kernels is not None:
+            best = self._find_split_numba(nd, G, H, C)
+        else:
+            best = None
+            best_loss = 0.0  # as XGBoost: only a positive loss reduction counts
+            for js in self._blocks():
+                c = self._scan(nd, js, G, H, C)
+                # first maximum in (feature, scan order): XGBoost's tie rules
+                r, q = np.unravel_index(np.argmax(c["loss"]), c["loss"].shape)
+                if c["loss"][r, q] > best_loss:
+                    best_loss = c["loss"][r, q]
+                    best = (
+                        int(self.features[js[r]]),
+                        float(c["threshold"][r, q]),
+                        q >= self.data.missing_code,
+                        float(c["G_L"][r, q]),
+                        float(c["H_L"][r, q]),
+                        float(best_loss),
+                    )
+        if best is None:
+            return None
+        feature, threshold, default_left, G_L, H_L, lc = best
+        p = self.p
+        G_R, H_R = G - G_L, H - H_L
+        gain = formulas.split_gain(
+            G_L, H_L, G_R, H_R, p.reg_lambda, p.gamma, p.reg_alpha, p.max_delta_step
+        )
+        return Candidate(feature, threshold, bool(default_left), G_L, H_L, G_R, H_R, lc, gain)
+
+    def _find_split_numba(self, nd, G, H, C):
+        p, data = self.p, self.data
+        root = self._root_score(G, H, C)
+        r, q, lc, G_L, H_L = self.kernels.best_split(
+            nd.hist,
+            nd.n_missing,
+            data.n_bins[self.features],
+            G,
+            H,
+            C,
+            float(root),
+            p.reg_lambda,
+            p.reg_alpha,
+            p.max_delta_step,
+            p.min_child_weight,
+            p.float32,
+            self.has_cover,
+        )
+        if r < 0:
+            return None
+        f = int(self.features[r])
+        K = data.missing_code
+        if q < K:
+            threshold = data.cuts[f, q]
+        else:
+            i = 2 * K - 1 - q  # backward: bins i.. go right
+            threshold = data.min_val[f] if i == 0 else data.cuts[f, i - 1]
+        return f, float(threshold), q >= K, G_L, H_L, lc
+
+    def candidates(self, nd, G, H, feature_names=None, chosen=None):
+        """Every candidate evaluated at a node (one per bin boundary and direction), as the
+        ``splits(t, node)`` table."""
+        p = self.p
+        self._ensure_histogram(nd)
+        C = nd.sums[-1] if self.has_cover else H
+        K = self.data.missing_code
+        frames = []
+        for js in self._blocks():
+            c = self._scan(nd, js, G, H, C)
+            r, q = np.nonzero(np.isfinite(c["loss"]))
+            G_L, H_L = c["G_L"][r, q], c["H_L"][r, q]
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "feature": self.features[js][r],
+                        "threshold": c["threshold"][r, q].astype(np.float64),
+                        "default_left": q >= K,
+                        "G_L": G_L,
+                        "H_L": H_L,
+                        "G_R": G - G_L,
+                        "H_R": H - H_L,
+                    }
+                )
+            )
+        df = pd.concat(frames, ignore_index=True)
+        df["gain"] = np.asarray(
+            formulas.split_gain(
+                df["G_L"].to_numpy(),
+                df["H_L"].to_numpy(),
+                df["G_R"].to_numpy(),
+                df["H_R"].to_numpy(),
+                p.reg_lambda,
+                p.gamma,
+                p.reg_alpha,
+                p.max_delta_step,
+            ),
+            dtype=np.float64,
+        ).reshape(-1)
+        return finish_split_table(df, feature_names, chosen)
