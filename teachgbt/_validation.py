@@ -12,12 +12,11 @@ def _row_label(index, i):
     return f"row {index[i]!r}" if index is not None else f"row {int(i)}"
 
 
-def check_X(X, what="X", copy=False):
+def check_X(X, what="X"):
     """Return (X as a C-ordered float32 ndarray, feature names or None). Never mutates X.
 
     float32 is the precision trees compare features in. An input that already is
-    a C-ordered float32 array is used as it is, unless ``copy`` (fit copies, so
-    that the trace never sees later changes to the caller's array).
+    a C-ordered float32 array is used as it is, without a copy.
     """
     names = None
     index = None
@@ -78,8 +77,6 @@ def check_X(X, what="X", copy=False):
         raise ValueError(f"{what} is empty: it has no feature columns")
     with np.errstate(over="ignore"):  # too-large values are reported below
         X32 = np.ascontiguousarray(source, dtype=np.float32)
-    if copy and np.shares_memory(X32, source if isinstance(X, pd.DataFrame) else np.asarray(X)):
-        X32 = X32.copy()
     inf = np.isinf(X32)
     if inf.any():
         i, j = np.argwhere(inf)[0]

@@ -51,7 +51,8 @@ class Algorithm:
         return self.params
 
     def leaf_stats(self, splitter, stats):
-        """``(node) -> (G, H, extra)`` for leaf weights, or None to use the split sums."""
+        """``(node) -> (G, H, extra, may_split)`` for leaf weights, or None to use the
+        split sums (see ``grow.grow_tree``)."""
         return None
 
 

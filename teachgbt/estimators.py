@@ -231,7 +231,7 @@ class _Boosting(_Base):
         when the last pair's loss has not improved for that many rounds.
         """
         self._check_params()
-        X32, names = V.check_X(X, copy=True)
+        X32, names = V.check_X(X)
         n, d = X32.shape
         y01 = self._prepare_y(y, n)
         w = V.check_sample_weight(sample_weight, n)

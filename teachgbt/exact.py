@@ -347,32 +347,8 @@ class ExactSplitter:
         if H_cover < p.min_child_weight:
             root = F32(0.0) if p.float32 else 0.0
         else:
-            root = self._score(np.float64(G), np.float64(H))
-        return (self._score(G_L, H_L) + self._score(G - G_L, H - H_L)) - root
-
-    def _score(self, G, H):
-        """G²/(H+λ) of one side (formulas.leaf_score).
-
-        With ``float32`` it is computed as XGBoost computes it: at the side's
-        float32 weight w, as −(2·G·w + (H+λ)·w²) in float32 arithmetic. That
-        equals G²/(H+λ) exactly in real numbers; doing it XGBoost's way makes
-        float rounding, which decides between candidates whose true gains tie,
-        fall the same way.
-        """
-        p = self.p
-        if not p.float32:
-            return np.asarray(
-                formulas.leaf_score(G, H, p.reg_lambda, p.reg_alpha, p.max_delta_step)
-            )
-        w = np.asarray(
-            formulas.leaf_weight(G, H, p.reg_lambda, p.reg_alpha, p.max_delta_step)
-        ).astype(F32)
-        G32 = np.asarray(G).astype(F32)
-        H32 = np.asarray(H).astype(F32)
-        s = -(F32(2.0) * G32 * w + (H32 + F32(p.reg_lambda)) * (w * w))
-        if p.reg_alpha:
-            s = s - F32(2.0) * F32(p.reg_alpha) * np.abs(w)
-        return np.where(H32 > 0, s, F32(0.0)).astype(F32)
+            root = self.p.side_score(np.float64(G), np.float64(H))
+        return (self.p.side_score(G_L, H_L) + self.p.side_score(G - G_L, H - H_L)) - root
 
     def _really_lowers_loss(self, G_L, H_L, G, H):
         """False when the best candidate's gain is float32 rounding noise.

@@ -52,6 +52,30 @@ class GrowParams:
             w = np.float32(w)
         return float(w) if np.ndim(w) == 0 else w
 
+    def side_score(self, G, H):
+        """G²/(H+λ) of one side of a split (``formulas.leaf_score``), as split finders rank it.
+
+        With ``float32`` it is computed as XGBoost computes it: at the side's
+        float32 weight w, as −(2·G·w + (H+λ)·w²) in float32 arithmetic. That
+        equals G²/(H+λ) in real numbers; doing it XGBoost's way makes float
+        rounding, which decides between candidates whose true gains tie, fall
+        the same way.
+        """
+        if not self.float32:
+            return np.asarray(
+                formulas.leaf_score(G, H, self.reg_lambda, self.reg_alpha, self.max_delta_step)
+            )
+        f32 = np.float32
+        w = np.asarray(
+            formulas.leaf_weight(G, H, self.reg_lambda, self.reg_alpha, self.max_delta_step)
+        ).astype(f32)
+        G32 = np.asarray(G).astype(f32)
+        H32 = np.asarray(H).astype(f32)
+        s = -(f32(2.0) * G32 * w + (H32 + f32(self.reg_lambda)) * (w * w))
+        if self.reg_alpha:
+            s = s - f32(2.0) * f32(self.reg_alpha) * np.abs(w)
+        return np.where(H32 > 0, s, f32(0.0)).astype(f32)
+
     def leaf_value(self, weight):
         """What a leaf adds to the margin: η·w* (XGBoost stores leaves already scaled)."""
         if self.float32:
@@ -77,11 +101,11 @@ class Candidate:
 def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None):
     """Grow one tree with ``splitter``; return a ``Tree``.
 
-    ``leaf_stats(node_data) -> (G, H, extra)`` gives the sums a node's weight is
-    computed from; by default the splitter's own G and H (XGBoost-style).
-    Friedman's GBDT passes Σ residual and Σ p(1−p) here. It may return a fourth
-    item, False when the node must stay a leaf whatever its best split (GBDT:
-    its residuals are all equal, scikit-learn's stopping rule).
+    ``leaf_stats(node_data) -> (G, H, extra, may_split)`` gives the sums a node's
+    weight is computed from (by default the splitter's own G and H, XGBoost-style;
+    Friedman's GBDT passes Σ residual and Σ p(1−p)), extra node columns, and
+    False when the node must stay a leaf whatever its best split (GBDT: its
+    residuals are all equal, scikit-learn's stopping rule).
     """
     p = params
     b = TreeBuilder()
@@ -92,8 +116,7 @@ def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None)
         if leaf_stats is None:
             Gw, Hw, extra, may_split = G, H, {}, True
         else:
-            Gw, Hw, extra, *rest = leaf_stats(nd)
-            may_split = rest[0] if rest else True
+            Gw, Hw, extra, may_split = leaf_stats(nd)
         w = p.leaf_weight(Gw, Hw)
         nid = b.add_node(parent, depth, n, Gw, Hw, w, p.leaf_value(w), **extra)
         if not may_split:

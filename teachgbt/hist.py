@@ -409,35 +409,11 @@ class HistSplitter:
         return left, right
 
     # ------------------------------------------------------------- the scan
-    def _side_score(self, G, H):
-        """G²/(H+λ) of one side of a split (``formulas.leaf_score``).
-
-        With ``float32`` it is computed as XGBoost computes it: at the side's
-        float32 weight w, as −(2·G·w + (H+λ)·w²) in float32 arithmetic. That
-        equals G²/(H+λ) in real numbers; computing it XGBoost's way makes the
-        rounding, which decides between candidates whose gains tie, fall the
-        same way.
-        """
-        p = self.p
-        if not p.float32:
-            return np.asarray(
-                formulas.leaf_score(G, H, p.reg_lambda, p.reg_alpha, p.max_delta_step)
-            )
-        w = np.asarray(
-            formulas.leaf_weight(G, H, p.reg_lambda, p.reg_alpha, p.max_delta_step)
-        ).astype(F32)
-        G32 = np.asarray(G).astype(F32)
-        H32 = np.asarray(H).astype(F32)
-        s = -(F32(2.0) * G32 * w + (H32 + F32(p.reg_lambda)) * (w * w))
-        if p.reg_alpha:
-            s = s - F32(2.0) * F32(p.reg_alpha) * np.abs(w)
-        return np.where(H32 > 0, s, F32(0.0)).astype(F32)
-
     def _root_score(self, G, H, C):
         """The score of the node left unsplit (0 when it is too light for a weight)."""
         if C < self.p.min_child_weight:
             return F32(0.0) if self.p.float32 else 0.0
-        s = self._side_score(G, H)
+        s = self.p.side_score(G, H)
         return F32(s) if self.p.float32 else float(s)
 
     def _scan(self, nd, js, G, H, C):
@@ -486,7 +462,7 @@ class HistSplitter:
     def _loss(self, G_L, H_L, G_R, H_R, ok, root):
         """loss_chg = score(L) + score(R) − score(parent), −inf where the split is not allowed."""
         with np.errstate(invalid="ignore", over="ignore"):
-            loss = (self._side_score(G_L, H_L) + self._side_score(G_R, H_R)) - root
+            loss = (self.p.side_score(G_L, H_L) + self.p.side_score(G_R, H_R)) - root
         return np.where(ok & ~np.isnan(loss), loss, -np.inf)
 
     def _blocks(self):

@@ -10,6 +10,8 @@ so the numbers are the ones the trainer saw.
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pandas as pd
 
@@ -26,7 +28,10 @@ class Trace:
 
     def __init__(self, model, X32, y, sample_weight, rounds, data, algorithm):
         self._model = model
-        self._X = X32
+        self._X32 = X32
+        # fit does not copy a float32 X it can use as it is; the trace recomputes from
+        # it, so it notices when the caller changes that array afterwards
+        self._X_digest = _digest(X32)
         self._y = y
         self._w = sample_weight
         self._rounds = rounds
@@ -36,6 +41,13 @@ class Trace:
         self._leaves = {}
 
     # ----------------------------------------------------------- helpers
+    def _check_X(self):
+        if _digest(self._X32) != self._X_digest:
+            raise ValueError(
+                "the training data X was changed after fit, and the trace recomputes its "
+                "tables from X; fit again, or pass fit a copy (X.copy()) to keep changing yours"
+            )
+
     @property
     def y(self):
         """The training target as trained on (0/1 for a classifier)."""
@@ -61,9 +73,12 @@ class Trace:
 
     def leaf(self, t):
         """Leaf id of every training instance in tree t."""
-        t = self._check_round(t)
+        self._check_X()
+        return self._leaf(self._check_round(t))
+
+    def _leaf(self, t):
         if t not in self._leaves:
-            leaves = self._model.trees_[t - 1].apply(self._X)
+            leaves = self._model.trees_[t - 1].apply(self._X32)
             if self._cache_ok():
                 self._leaves[t] = leaves
             return leaves
@@ -77,11 +92,15 @@ class Trace:
         """Margins after k rounds (k = 0: the base margin), in training precision."""
         if not 0 <= k <= self.n_rounds:
             raise ValueError(f"k must be from 0 to {self.n_rounds}; got {k!r}")
+        self._check_X()
+        return self._margin(k)
+
+    def _margin(self, k):
         start = max(j for j in self._margins if j <= k)
         m = self._margins[start]
         for j in range(start + 1, k + 1):
             tree = self._model.trees_[j - 1]
-            m = self._algo.add(m, tree.value[self.leaf(j)])
+            m = self._algo.add(m, tree.value[self._leaf(j)])
             if self._cache_ok():
                 self._margins[j] = m
         return m
@@ -93,32 +112,34 @@ class Trace:
     def epochs(self):
         """Seed 004's table: one row per instance, columns ep_0_pre, ep_0_prob, then per round k
         ep_k_residual, ep_k_leaf_index, ep_k_leaf_output, ep_k_pre, ep_k_prob."""
+        self._check_X()
         clf = self.is_classifier
         cols = {}
-        prev = self.margin(0).astype(np.float64)
+        prev = self._margin(0).astype(np.float64)
         cols["ep_0_pre"] = prev
         if clf:
             cols["ep_0_prob"] = self._prob(prev)
         for k in range(1, self.n_rounds + 1):
             tree = self._model.trees_[k - 1]
-            leaves = self.leaf(k)
+            leaves = self._leaf(k)
             before = self._prob(prev) if clf else prev
             cols[f"ep_{k}_residual"] = self._y - before
             cols[f"ep_{k}_leaf_index"] = leaves
             cols[f"ep_{k}_leaf_output"] = tree.weight[leaves]
-            prev = self.margin(k).astype(np.float64)
+            prev = self._margin(k).astype(np.float64)
             cols[f"ep_{k}_pre"] = prev
             if clf:
                 cols[f"ep_{k}_prob"] = self._prob(prev)
         return pd.DataFrame(cols)
 
     def _round_stats(self, t):
-        return self._algo.round_stats(self._y, self.margin(t - 1), self._w)
+        return self._algo.round_stats(self._y, self._margin(t - 1), self._w)
 
     def instances(self, t):
         """Round t: per instance y, margin before round t, prob, g, h and the leaf it reached."""
+        self._check_X()
         t = self._check_round(t)
-        m = self.margin(t - 1)
+        m = self._margin(t - 1)
         stats = self._round_stats(t)
         df = pd.DataFrame(
             {
@@ -130,7 +151,7 @@ class Trace:
                     stats["h_leaf"] if stats.get("h_leaf") is not None else stats["h"],
                     dtype=np.float64,
                 ),
-                "leaf": self.leaf(t),
+                "leaf": self._leaf(t),
             }
         )
         if not self.is_classifier:
@@ -144,6 +165,7 @@ class Trace:
 
     def splits(self, t, node):
         """Every candidate split evaluated at ``node`` of tree t, the chosen one marked."""
+        self._check_X()
         t = self._check_round(t)
         tree = self._model.trees_[t - 1]
         if not isinstance(node, (int, np.integer)) or not 0 <= node < tree.n_nodes:
@@ -154,7 +176,7 @@ class Trace:
         splitter = model._splitter(
             self._data, stats, self._algo.scan_params(), info["rows"], info["features"]
         )
-        mask = tree.node_mask(self._X, node, self.leaf(t))
+        mask = tree.node_mask(self._X32, node, self._leaf(t))
         nd = splitter.root(keep=mask)
         _, G, H = splitter.node_sums(nd)
         chosen = None
@@ -172,3 +194,7 @@ class Trace:
             f"<teachgbt.Trace of a {kind}: {self.n_rounds} rounds, {len(self._y)} instances; "
             "epochs(), instances(t), nodes(t), splits(t, node)>"
         )
+
+
+def _digest(X):
+    return hashlib.blake2b(np.ascontiguousarray(X).data, digest_size=16).digest()

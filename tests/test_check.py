@@ -1,30 +1,10 @@
 """The answer checker accepts two-decimal hand arithmetic and rejects the usual mistakes."""
 
-import os
-
-import pandas as pd
 import pytest
 
 import teachgbt as tg
 import teachgbt.check as C
-
-HAS_GBDT = os.path.exists(os.path.join(os.path.dirname(tg.__file__), "gbdt.py"))
-
-
-def troll2():
-    rows = [
-        (True, 12, "blue", True),
-        (True, 87, "green", True),
-        (False, 44, "blue", False),
-        (True, 19, "red", False),
-        (False, 32, "green", True),
-        (False, 14, "blue", True),
-    ]
-    df = pd.DataFrame(rows, columns=["like_popcorn", "age", "favorite_color", "love_troll2"])
-    X = pd.get_dummies(df.drop(columns="love_troll2"), columns=["favorite_color"], dtype=float)
-    X["like_popcorn"] = X["like_popcorn"].astype(float)
-    X["age"] = X["age"].astype(float)
-    return X, df["love_troll2"]
+from teachgbt.datasets import troll2_xy as troll2
 
 
 def test_leaf_weight_accepts_hand_answers_and_rejects_mistakes():
@@ -81,7 +61,7 @@ def test_tolerance_can_be_chosen_and_answers_must_be_numbers():
         C.leaf_weight(float("nan"), G=-4 / 3, H=8 / 9)
 
 
-@pytest.fixture(scope="module", params=["xgboost"] + (["gbdt"] if HAS_GBDT else []))
+@pytest.fixture(scope="module", params=["xgboost", "gbdt"])
 def troll(request):
     X, y = troll2()
     kw = dict(reg_lambda=0.0, min_child_weight=0.0, base_score=4 / 6)

@@ -15,29 +15,13 @@ import pytest  # noqa: E402
 import teachgbt as tg  # noqa: E402
 import teachgbt.display  # noqa: E402
 import teachgbt.draw  # noqa: E402
+from teachgbt.datasets import troll2_xy as troll2  # noqa: E402
 from teachgbt.draw import format_number, format_threshold  # noqa: E402
 from teachgbt.draw.layout import layout_tree  # noqa: E402
 from teachgbt.draw.mpl import _box_size  # noqa: E402
 from teachgbt.tree import Tree  # noqa: E402
 
 HAS_DOT = teachgbt.draw.graphviz_available()
-HAS_GBDT = os.path.exists(os.path.join(os.path.dirname(tg.__file__), "gbdt.py"))
-
-
-def troll2():
-    rows = [
-        (True, 12, "blue", True),
-        (True, 87, "green", True),
-        (False, 44, "blue", False),
-        (True, 19, "red", False),
-        (False, 32, "green", True),
-        (False, 14, "blue", True),
-    ]
-    df = pd.DataFrame(rows, columns=["like_popcorn", "age", "favorite_color", "love_troll2"])
-    X = pd.get_dummies(df.drop(columns="love_troll2"), columns=["favorite_color"], dtype=float)
-    X["like_popcorn"] = X["like_popcorn"].astype(float)
-    X["age"] = X["age"].astype(float)
-    return X, df["love_troll2"]
 
 
 @pytest.fixture(scope="module")
@@ -340,7 +324,6 @@ def test_trace_tables_display(troll):
         teachgbt.display.style([1, 2])
 
 
-@pytest.mark.skipif(not HAS_GBDT, reason="teachgbt.gbdt is not there yet")
 def test_gbdt_trees_draw_with_their_own_legend(troll, tmp_path):
     _, X, y = troll
     g = tg.BoostingClassifier(algorithm="gbdt", n_estimators=2, learning_rate=0.8, max_depth=2).fit(

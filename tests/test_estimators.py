@@ -325,3 +325,13 @@ def test_save_custom_objective_refused_without_partial_file(data, tmp_path):
     with pytest.raises(ValueError, match="custom objective"):
         reg.save(tmp_path / "m.json")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_trace_notices_a_changed_training_array(data):
+    X, y = data
+    X32 = X.astype(np.float32)  # C-ordered float32: fit uses it as it is, without a copy
+    clf = tg.BoostingClassifier(n_estimators=2, max_depth=2).fit(X32, y)
+    assert len(clf.trace_.instances(2)) == len(X)
+    X32[:, 0] = 0.0
+    with pytest.raises(ValueError, match="X was changed after fit"):
+        clf.trace_.instances(1)

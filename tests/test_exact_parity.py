@@ -13,27 +13,14 @@ import teachgbt as tg
 
 xgb = pytest.importorskip("xgboost")
 datasets = pytest.importorskip("sklearn.datasets")
+import xgb_compare  # noqa: E402
 from xgb_compare import compare_tree, xgb_trees  # noqa: E402
 
 N_ROUNDS = 8
 
 
 def xgb_params(p, objective):
-    out = {
-        "objective": objective,
-        "tree_method": "exact",
-        "max_depth": p.get("max_depth", 6),
-        "eta": p.get("learning_rate", 0.3),
-        "lambda": p.get("reg_lambda", 1.0),
-        "alpha": p.get("reg_alpha", 0.0),
-        "gamma": p.get("gamma", 0.0),
-        "min_child_weight": p.get("min_child_weight", 1.0),
-        "max_delta_step": p.get("max_delta_step", 0.0),
-        "nthread": 1,
-    }
-    if p.get("base_score") is not None:
-        out["base_score"] = p["base_score"]
-    return out
+    return xgb_compare.xgb_params(p, objective, "exact")
 
 
 def run_both(X, y, p, classifier, sample_weight=None):

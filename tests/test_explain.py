@@ -1,31 +1,11 @@
 """Explanations: the formulas with the model's own numbers, checked against the data."""
 
-import os
-
 import numpy as np
-import pandas as pd
 import pytest
 
 import teachgbt as tg
 import teachgbt.explain as E
-
-HAS_GBDT = os.path.exists(os.path.join(os.path.dirname(tg.__file__), "gbdt.py"))
-
-
-def troll2():
-    rows = [
-        (True, 12, "blue", True),
-        (True, 87, "green", True),
-        (False, 44, "blue", False),
-        (True, 19, "red", False),
-        (False, 32, "green", True),
-        (False, 14, "blue", True),
-    ]
-    df = pd.DataFrame(rows, columns=["like_popcorn", "age", "favorite_color", "love_troll2"])
-    X = pd.get_dummies(df.drop(columns="love_troll2"), columns=["favorite_color"], dtype=float)
-    X["like_popcorn"] = X["like_popcorn"].astype(float)
-    X["age"] = X["age"].astype(float)
-    return X, df["love_troll2"]
+from teachgbt.datasets import troll2_xy as troll2
 
 
 @pytest.fixture(scope="module")
@@ -154,7 +134,6 @@ def test_latex_escapes_feature_names(troll):
     assert "favorite\\_color\\_red" in tex and "favorite_color_red" not in tex
 
 
-@pytest.mark.skipif(not HAS_GBDT, reason="teachgbt.gbdt is not there yet")
 def test_gbdt_leaf_is_seed_004s_formula():
     X, y = troll2()
     g = tg.BoostingClassifier(algorithm="gbdt", n_estimators=2, learning_rate=0.8, max_depth=2).fit(

@@ -18,6 +18,7 @@ from teachgbt import hist as H
 from teachgbt.grow import GrowParams
 
 xgb = pytest.importorskip("xgboost")
+import xgb_compare  # noqa: E402
 from xgb_compare import compare_tree, xgb_trees  # noqa: E402
 
 N_ROUNDS = 8
@@ -51,26 +52,7 @@ def few_values(seed=0, n=400, d=6, levels=6, nan=0.0):
 
 # ------------------------------------------------------------------ XGBoost parity
 def xgb_params(p, objective):
-    out = {
-        "objective": objective,
-        "tree_method": "hist",
-        "max_depth": p.get("max_depth", 6),
-        "eta": p.get("learning_rate", 0.3),
-        "lambda": p.get("reg_lambda", 1.0),
-        "alpha": p.get("reg_alpha", 0.0),
-        "gamma": p.get("gamma", 0.0),
-        "min_child_weight": p.get("min_child_weight", 1.0),
-        "max_delta_step": p.get("max_delta_step", 0.0),
-        "max_bin": p.get("max_bin", 256),
-        "nthread": 1,
-    }
-    if p.get("base_score") is not None:
-        out["base_score"] = p["base_score"]
-    if p.get("max_leaves"):
-        out.update(
-            grow_policy="lossguide", max_leaves=p["max_leaves"], max_depth=p.get("max_depth") or 0
-        )
-    return out
+    return xgb_compare.xgb_params(p, objective, "hist")
 
 
 def run_both(X, y, p, classifier, sample_weight=None):

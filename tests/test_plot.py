@@ -1,7 +1,6 @@
 """Plots: each draws on the Axes it is given, with numbers computed here independently."""
 
 import math
-import os
 from itertools import product
 
 import matplotlib
@@ -15,24 +14,7 @@ import pytest  # noqa: E402
 
 import teachgbt as tg  # noqa: E402
 import teachgbt.plot as P  # noqa: E402
-
-HAS_GBDT = os.path.exists(os.path.join(os.path.dirname(tg.__file__), "gbdt.py"))
-
-
-def troll2():
-    rows = [
-        (True, 12, "blue", True),
-        (True, 87, "green", True),
-        (False, 44, "blue", False),
-        (True, 19, "red", False),
-        (False, 32, "green", True),
-        (False, 14, "blue", True),
-    ]
-    df = pd.DataFrame(rows, columns=["like_popcorn", "age", "favorite_color", "love_troll2"])
-    X = pd.get_dummies(df.drop(columns="love_troll2"), columns=["favorite_color"], dtype=float)
-    X["like_popcorn"] = X["like_popcorn"].astype(float)
-    X["age"] = X["age"].astype(float)
-    return X, df["love_troll2"]
+from teachgbt.datasets import troll2_xy as troll2  # noqa: E402
 
 
 def troll_model(algorithm="xgboost"):
@@ -46,7 +28,7 @@ def troll_model(algorithm="xgboost"):
     return m, X, y
 
 
-MODELS = ["xgboost"] + (["gbdt"] if HAS_GBDT else [])
+MODELS = ["xgboost", "gbdt"]
 
 
 @pytest.fixture
@@ -309,7 +291,7 @@ def test_plots_make_their_own_axes_when_none_is_given():
 @pytest.mark.parametrize(
     "kw",
     [dict(tree_method="hist", reg_lambda=0.0, min_child_weight=0.0, base_score=4 / 6)]
-    + ([dict(algorithm="gbdt")] if HAS_GBDT else []),
+    + [dict(algorithm="gbdt")],
     ids=lambda kw: kw.get("algorithm", kw.get("tree_method")),
 )
 def test_every_plot_draws_for_other_algorithms_and_tree_methods(kw):

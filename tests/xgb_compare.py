@@ -5,6 +5,30 @@ import json
 import numpy as np
 
 
+def xgb_params(p, objective, tree_method):
+    """XGBoost's native parameters for teachgbt estimator parameters ``p``."""
+    out = {
+        "objective": objective,
+        "tree_method": tree_method,
+        "max_depth": p.get("max_depth", 6),
+        "eta": p.get("learning_rate", 0.3),
+        "lambda": p.get("reg_lambda", 1.0),
+        "alpha": p.get("reg_alpha", 0.0),
+        "gamma": p.get("gamma", 0.0),
+        "min_child_weight": p.get("min_child_weight", 1.0),
+        "max_delta_step": p.get("max_delta_step", 0.0),
+        "max_bin": p.get("max_bin", 256),
+        "nthread": 1,
+    }
+    if p.get("base_score") is not None:
+        out["base_score"] = p["base_score"]
+    if p.get("max_leaves"):
+        out.update(
+            grow_policy="lossguide", max_leaves=p["max_leaves"], max_depth=p.get("max_depth") or 0
+        )
+    return out
+
+
 def xgb_trees(booster):
     """Each tree of an XGBoost booster as its JSON dump (a nested dict)."""
     return [json.loads(t) for t in booster.get_dump(dump_format="json", with_stats=True)]
