@@ -305,19 +305,19 @@ def test_binning_a_sample_still_sees_rare_values():
 
 
 def test_vectorized_scores_are_formulas_leaf_score():
+    """The split finders' side score (GrowParams.side_score) is formulas.leaf_score."""
     rng = np.random.default_rng(0)
     G = rng.normal(0, 10, 500)
     Hs = rng.uniform(0, 20, 500)
     for alpha, mds in [(0.0, 0.0), (0.7, 0.0), (0.0, 0.5), (0.3, 1.2)]:
         p64 = GrowParams(reg_lambda=1.3, reg_alpha=alpha, max_delta_step=mds, float32=False)
-        sp = H.HistSplitter(H.HistData(np.zeros((2, 1), np.float32)), np.zeros(2), np.ones(2), p64)
         np.testing.assert_array_equal(
-            sp._side_score(G, Hs), formulas.leaf_score(G, Hs, 1.3, alpha, mds)
+            p64.side_score(G, Hs), formulas.leaf_score(G, Hs, 1.3, alpha, mds)
         )
-        sp.p = GrowParams(reg_lambda=1.3, reg_alpha=alpha, max_delta_step=mds, float32=True)
+        p32 = GrowParams(reg_lambda=1.3, reg_alpha=alpha, max_delta_step=mds, float32=True)
         if alpha == 0.0:  # with α, XGBoost's float32 score carries its own L1 term
             np.testing.assert_allclose(
-                sp._side_score(G, Hs), formulas.leaf_score(G, Hs, 1.3, alpha, mds), rtol=1e-5
+                p32.side_score(G, Hs), formulas.leaf_score(G, Hs, 1.3, alpha, mds), rtol=1e-5
             )
 
 
