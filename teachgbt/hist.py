@@ -537,8 +537,8 @@ class HistSplitter:
         return f, float(threshold), q >= K, G_L, H_L, lc
 
     def candidates(self, nd, G, H, feature_names=None, chosen=None):
-        """Every candidate evaluated at a node (one per bin boundary and direction), as the
-        ``splits(t, node)`` table."""
+        """The candidates evaluated at a node (bin boundaries, both directions of the missing
+        values), one per distinct partition of its rows, as the ``splits(t, node)`` table."""
         p = self.p
         self._ensure_histogram(nd)
         C = nd.sums[-1] if self.has_cover else H
@@ -562,6 +562,14 @@ class HistSplitter:
                 )
             )
         df = pd.concat(frames, ignore_index=True)
+        # A boundary of a bin that is empty in this node splits the node's rows as its
+        # neighbour does, and the first and last boundaries can leave one side empty: the
+        # scan evaluates those too, but each real partition is listed once, at the
+        # threshold the scan reaches first (the one it would choose on a tie).
+        tiny = 1e-12 * max(abs(H), 1.0)
+        both_sides = (df["H_L"] > tiny) & (df["H_R"] > tiny)
+        repeat = df.duplicated(subset=["feature", "default_left", "G_L", "H_L"], keep="first")
+        df = df[both_sides & ~repeat].reset_index(drop=True)
         df["gain"] = np.asarray(
             formulas.split_gain(
                 df["G_L"].to_numpy(),

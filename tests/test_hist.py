@@ -532,3 +532,22 @@ def test_plots_diagrams_explanations_and_files_work_on_hist_models(tmp_path):
     reg = tg.BoostingRegressor(tree_method="hist", n_estimators=3).fit(x1, np.nan_to_num(logit))
     assert tg.plot.staircase(reg, x1, np.nan_to_num(logit)) is not None
     plt.close("all")
+
+
+def test_splits_table_lists_each_partition_once_like_exact():
+    """With few distinct values hist and exact evaluate the same partitions; the hist table
+    lists each once (no empty side, no repeat from a bin empty in the node)."""
+    X, y, _ = few_values(seed=11, n=300)
+    kw = dict(n_estimators=2, max_depth=3, reg_lambda=0.5, min_child_weight=0.0)
+    hist = tg.BoostingClassifier(tree_method="hist", **kw).fit(X, y)
+    exact = tg.BoostingClassifier(tree_method="exact", **kw).fit(X, y)
+    for t, node in [(1, 0), (2, 0), (2, 1)]:
+        h = hist.trace_.splits(t, node)
+        e = exact.trace_.splits(t, node)
+        key = ["feature", "G_L", "H_L"]
+        assert len(h) == len(e)
+        pd.testing.assert_frame_equal(
+            h[key].round(9).sort_values(key).reset_index(drop=True),
+            e[key].round(9).sort_values(key).reset_index(drop=True),
+        )
+        assert h["chosen"].sum() == 1 and (h["H_L"] > 0).all() and (h["H_R"] > 0).all()
