@@ -30,6 +30,22 @@ def _check_output_dir(path):
         raise CommandError(f"cannot write {path}: the folder {parent} does not exist")
 
 
+def _encode(X, only=None):
+    """One-hot encode the text columns of a CSV (seed 002): returns (X, {column: dummies})."""
+    from .datasets import one_hot
+
+    text = [
+        c
+        for c in X.columns
+        if not (pd.api.types.is_numeric_dtype(X[c]) or pd.api.types.is_bool_dtype(X[c]))
+        and (only is None or c in only)
+    ]
+    if not text:
+        return X, {}
+    encoded = one_hot(X, columns=text)
+    return encoded, {c: [d for d in encoded.columns if d.startswith(f"{c}_")] for c in text}
+
+
 # ------------------------------------------------------------------ commands
 def cmd_walkthrough(args):
     from . import walkthrough
@@ -55,7 +71,9 @@ def cmd_train(args):
             f"{args.data} has no column {args.target!r}; its columns are {list(df.columns)}"
         )
     y = df[args.target]
-    X = df.drop(columns=[args.target])
+    X, encoded = _encode(df.drop(columns=[args.target]))
+    for column, dummies in encoded.items():
+        print(f"one-hot encoded the text column {column!r} as {', '.join(dummies)}")
     kind = args.task
     if kind == "auto":
         kind = "classify" if y.nunique(dropna=True) == 2 else "regress"
@@ -89,9 +107,23 @@ def cmd_predict(args):
     df = _read_csv(args.data)
     names = getattr(model, "feature_names_in_", None)
     if names is not None:
+        # encode the text columns the model was trained on; others (say the target) are unused
+        trained = [c for c in df.columns if any(str(n).startswith(f"{c}_") for n in names)]
+        df, encoded = _encode(df, only=trained)
+        # a category absent from these rows is a one-hot column of zeros
+        dummies = {d for ds in encoded.values() for d in ds}
+        for c in names:
+            if c not in df.columns and any(c.startswith(f"{col}_") for col in encoded):
+                df[c] = 0.0
+                dummies.add(c)
         missing = [c for c in names if c not in df.columns]
         if missing:
             raise CommandError(f"{args.data} lacks the model's feature columns {missing}")
+        unknown = sorted(dummies - set(names))
+        if unknown:
+            raise CommandError(
+                f"{args.data} has categories the model never saw in training: {unknown}"
+            )
         df = df[list(names)]
     out = pd.DataFrame({"prediction": model.predict(df)})
     if hasattr(model, "classes_"):
@@ -208,6 +240,9 @@ def main(argv=None):
         return 0
     try:
         args.func(args)
+    except FileNotFoundError as e:
+        print(f"teachgbt {args.command}: error: {e.filename}: no such file", file=sys.stderr)
+        return 2
     except BrokenPipeError:  # e.g. piped into `head`: stop quietly
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115
         return 0

@@ -86,3 +86,27 @@ def test_lessons_copies_and_keeps_existing_work(tmp_path, capsys):
     assert main(["lessons", str(dest)]) == 2
     assert "--force" in capsys.readouterr().err
     assert (dest / notebooks[0]).read_text() == "my edits"
+
+
+def test_train_one_hot_encodes_text_columns_and_predict_matches(tmp_path, capsys):
+    import teachgbt as tg
+
+    data = tmp_path / "troll.csv"
+    tg.datasets.troll2().to_csv(data, index=False)
+    model = tmp_path / "m.json"
+    argv = ["train", str(data), "--target", "love_troll2", "--model", str(model),
+            "--algorithm", "gbdt", "--n-estimators", "2", "--learning-rate", "0.8",
+            "--max-depth", "2"]  # fmt: skip
+    assert main(argv) == 0
+    assert "one-hot encoded the text column 'favorite_color'" in capsys.readouterr().out
+    # two rows without the colour red still get a favorite_color_red column of zeros
+    few = tmp_path / "few.csv"
+    tg.datasets.troll2().iloc[:2].to_csv(few, index=False)
+    assert main(["predict", str(model), str(few)]) == 0
+    got = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    # seed 004 after two epochs: rows 0 and 1 end at log-odds 2.299020 and 1.621995
+    assert np.allclose(got["margin"], [2.299020, 1.621995], atol=1e-6)
+    odd = tmp_path / "odd.csv"
+    tg.datasets.troll2().assign(favorite_color="purple").to_csv(odd, index=False)
+    assert main(["predict", str(model), str(odd)]) == 2
+    assert "favorite_color_purple" in capsys.readouterr().err
