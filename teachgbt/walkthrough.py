@@ -156,15 +156,18 @@ class Walkthrough:
         ``out_dir`` (created if needed); with ``pictures``, also each round's tree
         (``tree_<k>.svg`` and ``.png``), the whole model (``model.png``) and the plots
         of the probabilities and residuals per epoch. Returns the paths written."""
+        from .io import write_atomic
+
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         paths = []
         for name, df in self.tables().items():
             p = out / f"{name}.csv"
-            df.to_csv(p, index=True)
+            write_atomic(p, lambda f, df=df: df.to_csv(f, index=True))
             paths.append(p)
         p = out / "walkthrough.txt"
-        p.write_text(self.text() + "\n", encoding="utf-8")
+        text = self.text() + "\n"
+        write_atomic(p, lambda f: f.write(text))
         paths.append(p)
         if pictures:
             paths.extend(self._save_pictures(out))
@@ -174,6 +177,7 @@ class Walkthrough:
         import matplotlib.pyplot as plt
 
         from . import draw, plot
+        from .io import write_atomic
 
         paths = []
         for e in self.rounds:
@@ -191,7 +195,11 @@ class Walkthrough:
         for name, fn in shows:
             ax = fn(self.model)
             p = out / f"{name}.png"
-            ax.figure.savefig(p, dpi=120, bbox_inches="tight")
+            write_atomic(
+                p,
+                lambda f, fig=ax.figure: fig.savefig(f, format="png", dpi=120, bbox_inches="tight"),
+                binary=True,
+            )
             plt.close(ax.figure)
             paths.append(p)
         return paths

@@ -10,9 +10,8 @@ from __future__ import annotations
 import io
 import os
 import shutil
-import tempfile
 
-__all__ = ["Diagram", "graphviz_available", "SAVE_FORMATS", "atomic_write"]
+__all__ = ["Diagram", "graphviz_available", "SAVE_FORMATS"]
 
 SAVE_FORMATS = (".dot", ".pdf", ".png", ".svg")
 _ENGINES = ("auto", "graphviz", "matplotlib")
@@ -21,23 +20,6 @@ _ENGINES = ("auto", "graphviz", "matplotlib")
 def graphviz_available():
     """True when the Graphviz ``dot`` program can be found on PATH."""
     return shutil.which("dot") is not None
-
-
-def atomic_write(path, data):
-    """Write bytes to ``path`` through a temporary file in the same folder, so no reader ever
-    sees half a file."""
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.splitext(path)[1])
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
 
 
 class Diagram:
@@ -109,7 +91,9 @@ class Diagram:
                 f"({os.fspath(path)!r}); use one of {', '.join(SAVE_FORMATS)}"
             )
         data = self.source.encode("utf-8") if ext == ".dot" else self.render(ext[1:])
-        return atomic_write(path, data)
+        from ..io import write_atomic
+
+        return write_atomic(path, lambda f: f.write(data), binary=True)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         return {"image/svg+xml": self.svg(), "text/plain": repr(self)}
