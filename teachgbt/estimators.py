@@ -282,10 +282,17 @@ class _Boosting(_Base):
             rows = self._sample_rows(rng, n)
             features = self._sample_features(rng, d)
             splitter = self._splitter(data, stats, scan_params, rows, features)
-            tree = grow_tree(splitter, algo.params, d, names, algo.leaf_stats(splitter, stats))
+            tree, grown_rows, grown_leaf = grow_tree(
+                splitter, algo.params, d, names, algo.leaf_stats(splitter, stats)
+            )
             self.trees_.append(tree)
             rounds.append({"rows": rows, "features": features})
-            margin = algo.add(margin, tree.predict(X32))
+            if len(grown_rows) == n:  # every row's leaf is known from growing the tree
+                step = np.empty(n, dtype=np.float64)
+                step[grown_rows] = tree.value[grown_leaf]
+            else:  # rows left out by subsample are routed
+                step = tree.predict(X32)
+            margin = algo.add(margin, step)
             stop = False
             for k, (ex, ey) in enumerate(evals):
                 eval_margins[k] = algo.add(eval_margins[k], tree.predict(ex))

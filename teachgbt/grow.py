@@ -99,7 +99,9 @@ class Candidate:
 
 
 def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None):
-    """Grow one tree with ``splitter``; return a ``Tree``.
+    """Grow one tree with ``splitter``; return ``(tree, rows, leaf)``: the Tree, and the
+    leaf each of the rows it was grown from ended in (``leaf[i]`` for ``rows[i]``), so
+    the trainer can update those rows' margins without routing them again.
 
     ``leaf_stats(node_data) -> (G, H, extra, may_split)`` gives the sums a node's
     weight is computed from (by default the splitter's own G and H, XGBoost-style;
@@ -110,6 +112,7 @@ def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None)
     p = params
     b = TreeBuilder()
     leaf_only = set()  # nodes leaf_stats said must not split
+    settled = {}  # node id -> its row ids, for the nodes left as leaves
 
     def new_node(nd, parent, depth):
         n, G, H = splitter.node_sums(nd)
@@ -137,10 +140,13 @@ def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None)
     max_leaves = p.max_leaves or 0
 
     def evaluate(nid, nd, depth, sums):
-        if not can_grow(depth) or nid in leaf_only:
+        cand = None
+        if can_grow(depth) and nid not in leaf_only:
+            cand = splitter.find_split(nd, *sums)
+        if cand is None or not worth_splitting(cand):
+            settled[nid] = splitter.node_rows(nd)
             return None
-        cand = splitter.find_split(nd, *sums)
-        return cand if worth_splitting(cand) else None
+        return cand
 
     def expand(nid, nd, depth, cand):
         nd_left, nd_right = splitter.partition(nd, cand)
@@ -171,6 +177,8 @@ def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None)
                 if c is not None:
                     heapq.heappush(heap, (-c.loss_chg, child[0], child[1], child[2], c))
             n_leaves += 1
+        for _, nid, nd, _, _ in heap:  # candidates left unsplit at max_leaves
+            settled[nid] = splitter.node_rows(nd)
     else:
         level = [(root_id, root, 0, (G, H))]
         while level:
@@ -183,7 +191,12 @@ def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None)
 
     if p.pruning == "post" and p.gamma > 0:
         _post_prune(b, 0, p.gamma)
-    return b.build(n_features, feature_names, p.learning_rate)
+    tree = b.build(n_features, feature_names, p.learning_rate)
+    ids = list(settled)
+    rows = np.concatenate([settled[i] for i in ids]) if ids else np.array([], dtype=np.int64)
+    # a leaf pruned away hands its rows to the ancestor that became a leaf
+    leaf = np.repeat([b.final_id(i) for i in ids], [len(settled[i]) for i in ids])
+    return tree, rows, leaf.astype(np.int32)
 
 
 def _post_prune(b, node, gamma):

@@ -288,6 +288,14 @@ class TreeBuilder:
     def is_leaf(self, node):
         return self.cols["feature"][node] < 0
 
+    def final_id(self, node):
+        """After ``build``: the id in the built tree of ``node``, or of the nearest
+        ancestor kept in its place when pruning removed it."""
+        node = int(node)
+        while self._remap[node] < 0:
+            node = int(self._parent[node])
+        return int(self._remap[node])
+
     def build(self, n_features, feature_names=None, learning_rate=1.0):
         c = {k: np.asarray(v) for k, v in self.cols.items()}
         # keep the nodes still reachable from the root
@@ -300,6 +308,7 @@ class TreeBuilder:
                 stack.extend((int(c["left"][i]), int(c["right"][i])))
         new_id = np.cumsum(keep) - 1
         remap = np.where(keep, new_id, -1)
+        self._remap, self._parent = remap, c["parent"].copy()
         for k in ("left", "right", "parent"):
             v = c[k]
             c[k] = np.where(v >= 0, remap[np.maximum(v, 0)], -1)

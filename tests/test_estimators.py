@@ -335,3 +335,41 @@ def test_trace_notices_a_changed_training_array(data):
     X32[:, 0] = 0.0
     with pytest.raises(ValueError, match="X was changed after fit"):
         clf.trace_.instances(1)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(max_depth=5, gamma=3.0),  # post-pruning hands leaf rows to their ancestor
+        dict(max_depth=0, max_leaves=6),
+        dict(max_depth=4, tree_method="hist"),
+        dict(max_depth=3, algorithm="gbdt"),
+    ],
+    ids=["post-pruned", "best-first", "hist", "gbdt"],
+)
+def test_rows_leaves_from_growing_equal_routing(data, kw):
+    """fit updates margins from the leaves rows ended in while growing; they must be the
+    leaves Tree.apply routes the same rows to."""
+    from teachgbt.boosting import XGBoostAlgorithm, resolve_grow_params
+    from teachgbt.grow import grow_tree
+    from teachgbt.losses import Logistic
+
+    X, y = data
+    X = X.copy()
+    X[::7, 1] = np.nan
+    est = tg.BoostingClassifier(**kw)
+    X32 = X.astype(np.float32)
+    params = resolve_grow_params(est, est.algorithm)
+    algo = est._make_algorithm(Logistic(), params)
+    assert isinstance(algo, XGBoostAlgorithm) or est.algorithm == "gbdt"
+    stats = algo.round_stats(y.astype(float), algo.initial_margin(0.0, len(y)), None)
+    splitter = est._splitter(est._prepare_features(X32), stats, algo.scan_params(), None, None)
+    tree, rows, leaf = grow_tree(splitter, algo.params, 4, None, algo.leaf_stats(splitter, stats))
+    assert sorted(rows) == list(range(len(X)))
+    assert np.array_equal(leaf, tree.apply(X32)[rows])
+    if "gamma" in kw:  # something was pruned: without gamma the same round grows more
+        import dataclasses
+
+        unpruned = dataclasses.replace(algo.params, gamma=0.0)
+        full, _, _ = grow_tree(splitter, unpruned, 4, None, algo.leaf_stats(splitter, stats))
+        assert full.n_nodes > tree.n_nodes
