@@ -269,6 +269,19 @@ class _Boosting(_Base):
         self.evals_result_ = {}
         self.best_iteration_ = None
 
+        try:
+            self._boost(X32, y01, w, names, loss, algo, evals, verbose)
+        except BaseException:
+            # a failed fit leaves no half-fitted model behind
+            for attr in ("trees_", "trace_", "evals_result_", "best_iteration_"):
+                self.__dict__.pop(attr, None)
+            raise
+        return self
+
+    def _boost(self, X32, y01, w, names, loss, algo, evals, verbose):
+        """The boosting rounds of ``fit``."""
+        n, d = X32.shape
+        base_margin = self.base_margin_
         data = self._prepare_features(X32)
         rng = np.random.default_rng(self.random_state)
         margin = algo.initial_margin(base_margin, n)
@@ -316,7 +329,6 @@ class _Boosting(_Base):
         progress.close()
         self.best_iteration_ = best_round
         self.trace_ = Trace(self, X32, y01, w, rounds, data, algo)
-        return self
 
     def _check_eval_set(self, eval_set, d, names):
         out = []

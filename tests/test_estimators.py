@@ -140,12 +140,15 @@ def test_custom_objective_matches_builtin_logistic(data):
 
 def test_custom_objective_bad_hessian(data):
     X, y = data
+
+    def concave(y, margin):
+        return margin - y, -np.ones_like(y)
+
+    reg = tg.BoostingRegressor(n_estimators=1, objective=concave)
     with pytest.raises(ValueError, match="'concave'.*hessian that is not positive"):
-
-        def concave(y, margin):
-            return margin - y, -np.ones_like(y)
-
-        tg.BoostingRegressor(n_estimators=1, objective=concave).fit(X, y)
+        reg.fit(X, y)
+    with pytest.raises(tg.NotFittedError):  # no half-fitted model is left behind
+        reg.predict(X)
 
 
 def test_subsample_and_colsample_are_reproducible(data):
