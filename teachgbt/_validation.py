@@ -180,3 +180,26 @@ def check_nonneg(name, value):
     if value < 0:
         raise ValueError(f"{name} must be >= 0; got {value!r}")
     return float(value)
+
+
+def check_instance(x, names, n_features, what="the instance"):
+    """One instance as a float vector: a 1-D array, a Series, a dict or a one-row DataFrame.
+
+    A Series or dict is matched to the model's feature ``names`` when it carries them.
+    """
+    if isinstance(x, pd.DataFrame):
+        if len(x) != 1:
+            raise ValueError(f"{what}: give one instance at a time; got {len(x)} rows")
+        x = x.iloc[0]
+    if isinstance(x, dict):
+        x = pd.Series(x)
+    if isinstance(x, pd.Series) and names is not None:
+        idx = [str(i) for i in x.index]
+        missing = [str(n) for n in names if str(n) not in idx]
+        if missing:
+            raise ValueError(f"{what} has no value for {missing}")
+        x = x.rename(index=str)[[str(n) for n in names]]
+    v = np.asarray(x, dtype=np.float64).reshape(-1)
+    if v.size != n_features:
+        raise ValueError(f"{what} has {v.size} values; the model has {n_features} features")
+    return v

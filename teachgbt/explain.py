@@ -16,9 +16,9 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 
 from . import formulas
+from ._validation import check_instance
 from .draw.labels import format_number, format_threshold
 
 __all__ = [
@@ -403,34 +403,12 @@ def split(model, t, node, precision=3):
     return ex
 
 
-def _instance(model, x):
-    names = getattr(model, "feature_names_in_", None)
-    if isinstance(x, pd.DataFrame):
-        if len(x) != 1:
-            raise ValueError(f"explain one instance at a time: got {len(x)} rows")
-        x = x.iloc[0]
-    if isinstance(x, dict):
-        x = pd.Series(x)
-    if isinstance(x, pd.Series) and names is not None:
-        idx = [str(i) for i in x.index]
-        missing = [n for n in names if n not in idx]
-        if missing:
-            raise ValueError(f"the instance has no value for {missing}")
-        x = x.rename(index=str)[[str(n) for n in names]]
-    v = np.asarray(x, dtype=np.float64).reshape(-1)
-    if v.size != model.n_features_in_:
-        raise ValueError(
-            f"the instance has {v.size} values; the model has {model.n_features_in_} features"
-        )
-    return v
-
-
 def prediction(model, x, precision=3, iteration_range=None):
     """How the model predicts ``x``: the start margin from base_score, plus η·w of the leaf x
     reaches in each tree, then σ for a classifier."""
     _check(model)
     p = precision
-    v = _instance(model, x)
+    v = check_instance(x, getattr(model, "feature_names_in_", None), model.n_features_in_)
     n_trees = len(model.trees_) if iteration_range is None else int(iteration_range[1])
     trees = model.trees_[:n_trees]
     clf = _is_clf(model)

@@ -24,7 +24,6 @@ Label options, shared by every function here:
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from . import dot as _dot
 from . import mpl as _mpl
@@ -68,20 +67,9 @@ def instance_path(tree, x):
     ``x``: a 1-D array, a pandas Series or one-row DataFrame (matched to the
     tree's feature names), or a dict of feature name → value.
     """
-    names = tree.feature_names
-    if isinstance(x, pd.DataFrame):
-        if len(x) != 1:
-            raise ValueError(f"highlight one instance: got a DataFrame of {len(x)} rows")
-        x = x.iloc[0]
-    if isinstance(x, dict):
-        x = pd.Series(x)
-    if isinstance(x, pd.Series) and names is not None and set(names) <= set(map(str, x.index)):
-        x = x.rename(index=str)[names]
-    v = np.asarray(x, dtype=np.float64).reshape(-1)
-    if v.size != tree.n_features:
-        raise ValueError(
-            f"the instance has {v.size} values; the tree has {tree.n_features} features"
-        )
+    from .._validation import check_instance
+
+    v = check_instance(x, tree.feature_names, tree.n_features, "the highlighted instance")
     return tree.path(v)
 
 
