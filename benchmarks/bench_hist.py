@@ -185,7 +185,7 @@ def worker(args):
         "warmup_s": warmup_s,
     }
     if args.worker == "teachgbt":
-        from teachgbt.hist import numba_kernels
+        from teachgbt.engine.hist import numba_kernels
 
         out["kernel"] = "numba" if numba_kernels() is not None else "numpy"
     print(json.dumps(out), flush=True)

@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -36,11 +38,6 @@ import numpy as np
 import pandas as pd
 
 import teachgbt as tg
-from teachgbt import hist
-
-# On lesson-sized data the histogram trainer's numpy kernels are as fast as its compiled
-# (numba) ones and skip their compile time.
-hist.KERNEL = "numpy"
 
 # %% [markdown]
 # ## The data

@@ -6,10 +6,11 @@ clf.trace_.epochs()          # seed 004's per-epoch table
 clf.trace_.splits(1, 0)      # every candidate split at the root of tree 1
 """
 
-from . import check, datasets, display, draw, explain, formulas, gbdt, losses, plot, walkthrough
+from . import check, datasets, display, draw, explain, formulas, losses, plot, walkthrough
+from .engine import gbdt
+from .engine.trace import Trace
 from .estimators import BoostingClassifier, BoostingRegressor, NotFittedError
 from .io import load
-from .trace import Trace
 from .tree import Tree
 
 __version__ = "0.1.0"

@@ -130,7 +130,7 @@ def cmd_predict(args):
         out[f"prob_{model.classes_[1]}"] = model.predict_proba(df)[:, 1]
     out["margin"] = model.decision_function(df)
     if args.output:
-        from .io import write_atomic
+        from ._files import write_atomic
 
         _check_output_dir(args.output)
         write_atomic(args.output, lambda f: out.to_csv(f, index=False))

@@ -18,10 +18,10 @@ import numpy as np
 import pandas as pd
 
 from . import _validation as V
-from .boosting import XGBoostAlgorithm, resolve_grow_params
-from .grow import grow_tree
+from .engine.boosting import XGBoostAlgorithm, resolve_grow_params
+from .engine.grow import grow_tree
+from .engine.trace import Trace
 from .losses import get_loss
-from .trace import Trace
 
 try:  # scikit-learn is an optional extra
     from sklearn.base import BaseEstimator as _Base
@@ -189,7 +189,7 @@ class _Boosting(_Base):
 
     def _make_algorithm(self, loss, params):
         if self.algorithm == "gbdt":
-            from .gbdt import GBDTAlgorithm
+            from .engine.gbdt import GBDTAlgorithm
 
             return GBDTAlgorithm(loss, params, is_classifier=self._is_classifier)
         return XGBoostAlgorithm(loss, params)
@@ -197,18 +197,18 @@ class _Boosting(_Base):
     # ------------------------------------------------------------ tree methods
     def _prepare_features(self, X32):
         if self.tree_method == "hist":
-            from .hist import HistData
+            from .engine.hist import HistData
 
             return HistData(X32, max_bin=int(self.max_bin))
-        from .exact import SortedColumns
+        from .engine.exact import SortedColumns
 
         return SortedColumns(X32)
 
     def _splitter(self, data, stats, scan_params, rows, features):
         if self.tree_method == "hist":
-            from .hist import HistSplitter as S
+            from .engine.hist import HistSplitter as S
         else:
-            from .exact import ExactSplitter as S
+            from .engine.exact import ExactSplitter as S
         return S(
             data,
             stats["g"],

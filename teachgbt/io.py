@@ -9,36 +9,15 @@ instance trace needs the training data and is not saved.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 
 import numpy as np
+
+from ._files import write_atomic
 
 FORMAT = "teachgbt-model"
 VERSION = 1
 
-__all__ = ["save", "load", "write_atomic"]
-
-
-def write_atomic(path, write, binary=False):
-    """Write a file through ``write(fileobj)`` and a temporary file in the same folder, so
-    that no reader ever sees half a file and a failure leaves nothing behind."""
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".teachgbt-", suffix=".tmp", dir=directory)
-    try:
-        if binary:
-            with os.fdopen(fd, "wb") as f:
-                write(f)
-        else:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-                write(f)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
+__all__ = ["save", "load"]
 
 
 def _jsonable(v):
@@ -88,7 +67,7 @@ def save(model, path):
 
 def from_dict(d):
     from . import estimators
-    from .boosting import resolve_grow_params
+    from .engine.boosting import resolve_grow_params
     from .losses import get_loss
     from .tree import Tree
 

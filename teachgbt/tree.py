@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from . import _kernels
+
 __all__ = ["Tree", "TreeBuilder", "NODE_COLUMNS", "as_float32_matrix"]
 
 NODE_COLUMNS = [
@@ -102,9 +104,7 @@ class Tree:
         right = np.where(leaf, ids, self.right).astype(np.int32)
         feature = np.where(leaf, 0, self.feature).astype(np.int32)
         if n >= 20_000:  # worth the compiled kernel, when numba is installed
-            from .hist import numba_kernels
-
-            kernels = numba_kernels()
+            kernels = _kernels.load("_tree_numba")
             if kernels is not None:  # the same steps, compiled
                 return kernels.apply_tree(
                     X, feature, threshold, self.default_left, left, right, self.max_depth

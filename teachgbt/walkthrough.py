@@ -38,8 +38,8 @@ import numpy as np
 import pandas as pd
 
 from . import datasets
+from .engine.gbdt import initial_prediction
 from .estimators import BoostingClassifier, BoostingRegressor
-from .gbdt import initial_prediction
 
 __all__ = [
     "Walkthrough",
@@ -156,7 +156,7 @@ class Walkthrough:
         ``out_dir`` (created if needed); with ``pictures``, also each round's tree
         (``tree_<k>.svg`` and ``.png``), the whole model (``model.png``) and the plots
         of the probabilities and residuals per epoch. Returns the paths written."""
-        from .io import write_atomic
+        from ._files import write_atomic
 
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
@@ -177,7 +177,7 @@ class Walkthrough:
         import matplotlib.pyplot as plt
 
         from . import draw, plot
-        from .io import write_atomic
+        from ._files import write_atomic
 
         paths = []
         for e in self.rounds:

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 import teachgbt as tg
-from teachgbt.trace import INSTANCE_COLUMNS
+from teachgbt.engine.trace import INSTANCE_COLUMNS
 from teachgbt.tree import NODE_COLUMNS
 
 
@@ -353,8 +353,8 @@ def test_trace_notices_a_changed_training_array(data):
 def test_rows_leaves_from_growing_equal_routing(data, kw):
     """fit updates margins from the leaves rows ended in while growing; they must be the
     leaves Tree.apply routes the same rows to."""
-    from teachgbt.boosting import XGBoostAlgorithm, resolve_grow_params
-    from teachgbt.grow import grow_tree
+    from teachgbt.engine.boosting import XGBoostAlgorithm, resolve_grow_params
+    from teachgbt.engine.grow import grow_tree
     from teachgbt.losses import Logistic
 
     X, y = data

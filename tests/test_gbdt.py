@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from teachgbt.engine.gbdt import ZERO_DENOMINATOR, GBDTAlgorithm, initial_prediction
+from teachgbt.engine.grow import GrowParams
 from teachgbt.estimators import BoostingClassifier, BoostingRegressor
-from teachgbt.gbdt import ZERO_DENOMINATOR, GBDTAlgorithm, initial_prediction
-from teachgbt.grow import GrowParams
 from teachgbt.losses import Logistic, SquaredError
 
 ensemble = pytest.importorskip("sklearn.ensemble")

@@ -13,9 +13,10 @@ import pandas as pd
 import pytest
 
 import teachgbt as tg
+from teachgbt import _kernels as K
 from teachgbt import formulas
-from teachgbt import hist as H
-from teachgbt.grow import GrowParams
+from teachgbt.engine import hist as H
+from teachgbt.engine.grow import GrowParams
 
 xgb = pytest.importorskip("xgboost")
 import xgb_compare  # noqa: E402
@@ -34,7 +35,7 @@ except ImportError:  # pragma: no cover - numba is optional
 @pytest.fixture(params=KERNELS)
 def kernel(request, monkeypatch):
     """Run a test with each kernel (numpy always; numba when installed)."""
-    monkeypatch.setattr(H, "KERNEL", request.param)
+    monkeypatch.setattr(K, "KERNEL", request.param)
     return request.param
 
 
@@ -232,7 +233,7 @@ def test_numpy_and_numba_grow_identical_trees(monkeypatch, kw):
     w = rng.uniform(0.5, 2, n)
     fits = {}
     for k in ("numpy", "numba"):
-        monkeypatch.setattr(H, "KERNEL", k)
+        monkeypatch.setattr(K, "KERNEL", k)
         fits[k] = tg.BoostingClassifier(tree_method="hist", n_estimators=5, max_bin=64, **kw).fit(
             X, y, sample_weight=w
         )
@@ -247,9 +248,9 @@ def test_numba_and_numpy_binning_agree(monkeypatch):
     X = rng.normal(size=(5000, 4)).astype(np.float32)
     X[:, 1] = np.round(X[:, 1])
     X[rng.random(X.shape) < 0.05] = np.nan
-    monkeypatch.setattr(H, "KERNEL", "numpy")
+    monkeypatch.setattr(K, "KERNEL", "numpy")
     a = H.HistData(X, max_bin=32)
-    monkeypatch.setattr(H, "KERNEL", "numba")
+    monkeypatch.setattr(K, "KERNEL", "numba")
     b = H.HistData(X, max_bin=32)
     np.testing.assert_array_equal(a.bins, b.bins)
 
@@ -262,7 +263,7 @@ def test_compiled_apply_matches_the_readable_one(monkeypatch):
     est = tg.BoostingRegressor(tree_method="hist", n_estimators=3, max_depth=6).fit(X, y)
     tree = est.trees_[2]
     fast = tree.apply(X)  # the compiled kernel when numba is installed (>= 20 000 rows)
-    monkeypatch.setattr(H, "KERNEL", "numpy")
+    monkeypatch.setattr(K, "KERNEL", "numpy")
     slow = tree.apply(X)
     np.testing.assert_array_equal(fast, slow)
     for i in range(0, len(X), 5000):
@@ -500,7 +501,7 @@ def test_early_stopping_needs_an_eval_set():
 
 
 def test_unknown_kernel_name(monkeypatch):
-    monkeypatch.setattr(H, "KERNEL", "fortran")
+    monkeypatch.setattr(K, "KERNEL", "fortran")
     with pytest.raises(ValueError, match="use 'auto', 'numpy' or 'numba'"):
         H.numba_kernels()
 

@@ -91,7 +91,7 @@ class Diagram:
                 f"({os.fspath(path)!r}); use one of {', '.join(SAVE_FORMATS)}"
             )
         data = self.source.encode("utf-8") if ext == ".dot" else self.render(ext[1:])
-        from ..io import write_atomic
+        from .._files import write_atomic
 
         return write_atomic(path, lambda f: f.write(data), binary=True)
 

@@ -56,8 +56,8 @@ import dataclasses
 
 import numpy as np
 
+from ..losses import Logistic, SquaredError, sigmoid
 from .boosting import Algorithm
-from .losses import Logistic, SquaredError, sigmoid
 
 __all__ = ["GBDTAlgorithm", "initial_prediction", "PURE_VARIANCE", "ZERO_DENOMINATOR"]
 

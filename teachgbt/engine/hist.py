@@ -44,28 +44,24 @@ features the lower index wins.
 Speed: everything here is numpy. When numba is installed, the binning, the
 histograms, the partition and the scan use compiled twins from
 ``_hist_numba`` that add the same numbers in the same order, so they grow
-the same trees, bit for bit; set ``teachgbt.hist.KERNEL = "numpy"`` (or the
-environment variable ``TEACHGBT_HIST_KERNEL=numpy``) to use numpy only.
+the same trees, bit for bit; set ``teachgbt._kernels.KERNEL = "numpy"`` (or the
+environment variable ``TEACHGBT_KERNEL=numpy``) to use numpy only.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from . import formulas
+from .. import _kernels, formulas
 from .exact import finish_split_table
 from .grow import Candidate
 
-__all__ = ["HistData", "HistSplitter", "HistNode", "KERNEL", "numba_kernels"]
+__all__ = ["HistData", "HistSplitter", "HistNode", "numba_kernels"]
 
 F32 = np.float32
-
-#: "auto": the numba kernels when numba is importable, else numpy; "numpy"; "numba"
-KERNEL = os.environ.get("TEACHGBT_HIST_KERNEL", "auto")
 
 #: cut points of a feature with many distinct values come from this many sampled rows
 SAMPLE_ROWS = 200_000
@@ -78,18 +74,8 @@ _CUT_EPS = 1e-5
 
 
 def numba_kernels():
-    """The compiled kernels (module ``teachgbt._hist_numba``), or None to use numpy."""
-    if KERNEL not in ("auto", "numpy", "numba"):
-        raise ValueError(f"teachgbt.hist.KERNEL = {KERNEL!r}; use 'auto', 'numpy' or 'numba'")
-    if KERNEL == "numpy":
-        return None
-    try:
-        from . import _hist_numba
-    except ImportError:
-        if KERNEL == "numba":
-            raise
-        return None
-    return _hist_numba
+    """The compiled histogram kernels (``engine._hist_numba``), or None to use numpy."""
+    return _kernels.load("engine._hist_numba")
 
 
 # ---------------------------------------------------------------------- binning

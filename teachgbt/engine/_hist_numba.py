@@ -241,29 +241,3 @@ def best_split(
                     best, best_j, best_q = loss, j, 2 * K - 1 - i
                     best_GL, best_HL = G - GR, H - HR
     return best_j, best_q, best, best_GL, best_HL
-
-
-@njit(parallel=True, cache=True, nogil=True)
-def apply_tree(X, feature, threshold, default_left, left, right, depth):
-    """Tree.apply: ``depth`` steps from the root, x < threshold left, NaN by default.
-
-    Leaves must point to themselves (``left[leaf] == right[leaf] == leaf``).
-    Eight rows take each step together, which lets the processor overlap
-    their memory reads; the child is picked by arithmetic, not a branch.
-    """
-    n = X.shape[0]
-    out = np.empty(n, dtype=np.int32)
-    for block in prange((n + 7) // 8):
-        lo = block * 8
-        m = min(n, lo + 8) - lo
-        nodes = np.zeros(8, dtype=np.int32)
-        for _ in range(depth):
-            for t in range(m):
-                node = nodes[t]
-                x = X[lo + t, feature[node]]
-                go = default_left[node] if np.isnan(x) else x < threshold[node]
-                a, b = left[node], right[node]
-                nodes[t] = b + (a - b) * go
-        for t in range(m):
-            out[lo + t] = nodes[t]
-    return out

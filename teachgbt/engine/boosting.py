@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..losses import check_hessian
 from .grow import GrowParams
-from .losses import check_hessian
 
 F32 = np.float32
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from . import formulas
+from .. import formulas
 from .grow import KRT_EPS, Candidate
 
 F32 = np.float32

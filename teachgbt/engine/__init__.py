@@ -1,0 +1,15 @@
+"""The engine: how trees are grown and boosted.
+
+    boosting.py     the additive-training loop and the algorithms (XGBoost-style, GBDT)
+    grow.py         growth policy shared by every split finder: depth-wise or best-first,
+                    pre-stopping or post-pruning with gamma
+    exact.py        the exact greedy split finder (sorted scan of every feature)
+    hist.py         the histogram split finder (binned features), for full-size data
+    _hist_numba.py  its compiled twins (numba, optional)
+    gbdt.py         Friedman's GBDT (seed 004): residual trees, Newton leaves
+    trace.py        every intermediate of a fit, as DataFrames
+
+What a learner imports stays at the top of the package (``teachgbt.formulas``,
+``teachgbt.reference``, ``teachgbt.Tree``, ...); the engine depends on those
+modules, never the reverse.
+"""
