@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import explain, formulas
-from .draw.labels import format_number
+from ._format import format_number, split_rule
 
 __all__ = ["CheckResult", "leaf_weight", "split_gain", "structure_score", "epoch"]
 
@@ -273,13 +273,10 @@ def epoch(answer, model, column, row, tol=None, precision=3):
 
 def _route(tree, leaf_id, k):
     """The rules answered on the way from the root of tree k to ``leaf_id``."""
-    from .draw.labels import format_threshold
-
     steps, i = [], int(leaf_id)
     while tree.parent[i] >= 0:
         a = int(tree.parent[i])
-        rule = f"{tree.feature_name(int(tree.feature[a]))} < {format_threshold(tree.threshold[a])}"
-        steps.append(f"{rule}? {'yes' if int(tree.left[a]) == i else 'no'}")
+        steps.append(f"{split_rule(tree, a)}? {'yes' if int(tree.left[a]) == i else 'no'}")
         i = a
     route = "; ".join(reversed(steps)) or "(a single leaf)"
     return f"tree {k}: {route} → leaf {leaf_id}"

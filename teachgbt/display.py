@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ._format import format_threshold
+
 __all__ = ["Table", "style", "splits", "nodes", "instances", "epochs"]
 
 _CHOSEN = "background-color: #fff2a8; font-weight: bold"
@@ -86,8 +88,6 @@ class Table:
 
 
 def _threshold(t):
-    from .draw.labels import format_threshold
-
     return "" if pd.isna(t) else format_threshold(t)
 
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import formulas
+from ._format import format_number, format_rule, split_rule
 from ._validation import check_instance
-from .draw.labels import format_number, format_threshold
 
 __all__ = [
     "Explanation",
@@ -379,9 +379,7 @@ def split(model, t, node, precision=3):
     prm = model.params_
     lam = 0.0 if _is_gbdt(model) else prm.reg_lambda  # GBDT ranks splits by plain squared error
     G_L, H_L, G_R, H_R = _split_sums(model, t, node, tree)
-    rule = (
-        f"{tree.feature_name(int(tree.feature[node]))} < {format_threshold(tree.threshold[node])}"
-    )
+    rule = split_rule(tree, node)
     miss = "left" if tree.default_left[node] else "right"
     title = f"Tree {t}, node {node}: split {rule} (missing values go {miss})"
     ex = split_gain_steps(G_L, H_L, G_R, H_R, lam, prm.gamma, precision, title)
@@ -444,9 +442,8 @@ def prediction(model, x, precision=3, iteration_range=None):
             val = v[f]
             ans = "yes" if b == int(tree.left[a]) else "no"
             shown = "missing" if np.isnan(val) else format_number(val, 6)
-            steps.append(
-                f"{tree.feature_name(f)} = {shown} < {format_threshold(tree.threshold[a])}? {ans}"
-            )
+            value_of = f"{tree.feature_name(f)} = {shown}"
+            steps.append(f"{format_rule(value_of, tree.threshold[a])}? {ans}")
         lf = path[-1]
         w, val = float(tree.weight[lf]), float(tree.value[lf])
         adds.append(val)

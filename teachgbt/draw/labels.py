@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._format import format_number, format_threshold, split_rule
+
 __all__ = [
     "FIELDS",
     "DEFAULT_FIELDS",
@@ -31,31 +33,6 @@ DEFAULT_FIELDS = FIELDS
 _ALIASES = {"cover": "H", "w": "weight", "w*": "weight", "prob": "proba", "probability": "proba"}
 _SPLIT_ONLY = {"gain", "loss_chg"}
 _LEAF_ONLY = {"weight", "value", "proba"}
-
-
-def format_number(x, precision=3):
-    """``x`` with at most ``precision`` decimals, trailing zeros dropped (never ``-0``)."""
-    x = float(x)
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    s = f"{x:.{int(precision)}f}"
-    if "." in s:
-        s = s.rstrip("0").rstrip(".")
-    return "0" if s in ("-0", "") else s
-
-
-def format_threshold(t):
-    """The shortest decimal that reads back as the same float32 threshold.
-
-    Trees compare ``x < threshold`` in float32, so this text is exactly the
-    rule the tree applies: no ``0.5`` printed for a float32 0.50000006.
-    """
-    x = np.float32(t)
-    if x == 0 or 1e-4 <= abs(x) < 1e9:
-        return np.format_float_positional(x, unique=True, trim="-")
-    return np.format_float_scientific(x, unique=True, trim="-")
 
 
 def _sigmoid(m):
@@ -134,7 +111,7 @@ def node_label(tree, i, opts):
     if leaf:
         title = f"leaf {i}" if opts.node_ids else "leaf"
     else:
-        rule = f"{tree.feature_name(int(tree.feature[i]))} < {format_threshold(tree.threshold[i])}"
+        rule = split_rule(tree, i)
         title = f"#{i}  {rule}" if opts.node_ids else rule
     lines = []
     sums = []

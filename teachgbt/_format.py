@@ -1,0 +1,55 @@
+"""One formatter for the numbers and rules every view shows.
+
+The walkthrough's text, the tree diagrams, the text tree, ``explain``,
+``check``, ``display`` and ``plot`` all print a threshold, a rule or a tree's
+statistic through these functions, so the same split reads the same
+everywhere: ``age < 38``, never ``age < 38.0`` in one place and ``age < 38``
+in another.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["format_number", "format_threshold", "format_rule", "split_rule"]
+
+# a threshold prints as a plain decimal inside this range of magnitudes, else in e-notation
+_PLAIN_MIN, _PLAIN_MAX = 1e-4, 1e9
+
+
+def format_number(x, precision=3):
+    """``x`` with at most ``precision`` decimals, trailing zeros dropped (never ``-0``)."""
+    x = float(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    s = f"{x:.{int(precision)}f}"
+    if "." in s:
+        s = s.rstrip("0").rstrip(".")
+    return "0" if s in ("-0", "") else s
+
+
+def format_threshold(t):
+    """The shortest decimal that reads back as the same float32 threshold.
+
+    Trees compare ``x < threshold`` in float32, so this text is exactly the
+    rule the tree applies: no ``0.5`` printed for a float32 0.50000006.
+    """
+    x = np.float32(t)
+    if x == 0 or _PLAIN_MIN <= abs(x) < _PLAIN_MAX:
+        return np.format_float_positional(x, unique=True, trim="-")
+    return np.format_float_scientific(x, unique=True, trim="-")
+
+
+def format_rule(feature, threshold):
+    """The rule of a split, ``feature < threshold``: rows for which it holds go left."""
+    return f"{feature} < {format_threshold(threshold)}"
+
+
+def split_rule(tree, node):
+    """The rule of split node ``node`` of ``tree``, with the tree's own feature name."""
+    node = int(node)
+    return format_rule(tree.feature_name(int(tree.feature[node])), tree.threshold[node])
