@@ -12,6 +12,17 @@ def _row_label(index, i):
     return f"row {index[i]!r}" if index is not None else f"row {int(i)}"
 
 
+def is_text(values):
+    """Whether a column (a Series, or its dtype) is neither numeric nor boolean: text,
+    categories or mixed objects, which a tree cannot split until they are encoded."""
+    return not (pd.api.types.is_bool_dtype(values) or pd.api.types.is_numeric_dtype(values))
+
+
+def text_columns(df):
+    """The columns of ``df`` that :func:`is_text` finds, in the frame's order."""
+    return [c for c in df.columns if is_text(df[c])]
+
+
 def check_X(X, what="X"):
     """Return (X as a C-ordered float32 ndarray, feature names or None). Never mutates X.
 
@@ -23,12 +34,7 @@ def check_X(X, what="X"):
     if isinstance(X, pd.DataFrame):
         names = [str(c) for c in X.columns]
         index = X.index
-        bad = []
-        for c in X.columns:
-            dt = X[c].dtype
-            if pd.api.types.is_bool_dtype(dt) or pd.api.types.is_numeric_dtype(dt):
-                continue
-            bad.append(f"{c!r} ({dt})")
+        bad = [f"{c!r} ({X[c].dtype})" for c in text_columns(X)]
         if bad:
             raise TypeError(
                 f"{what} has non-numeric columns: {', '.join(bad)}. Trees split numbers; encode "

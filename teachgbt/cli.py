@@ -32,14 +32,10 @@ def _check_output_dir(path):
 
 def _encode(X, only=None):
     """One-hot encode the text columns of a CSV (seed 002): returns (X, {column: dummies})."""
+    from ._validation import text_columns
     from .datasets import one_hot
 
-    text = [
-        c
-        for c in X.columns
-        if not (pd.api.types.is_numeric_dtype(X[c]) or pd.api.types.is_bool_dtype(X[c]))
-        and (only is None or c in only)
-    ]
+    text = [c for c in text_columns(X) if only is None or c in only]
     if not text:
         return X, {}
     encoded = one_hot(X, columns=text)

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ._validation import text_columns
+
 __all__ = ["troll2", "troll2_xy", "ice_cream", "ice_cream_xy", "one_hot"]
 
 
@@ -88,11 +90,7 @@ def one_hot(df, columns=None, dtype=float):
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"one_hot needs a pandas DataFrame; got {type(df).__name__}")
     if columns is None:
-        columns = [
-            c
-            for c in df.columns
-            if not (pd.api.types.is_numeric_dtype(df[c]) or pd.api.types.is_bool_dtype(df[c]))
-        ]
+        columns = text_columns(df)
     else:
         columns = list(columns)
         missing = [c for c in columns if c not in df.columns]
