@@ -382,12 +382,24 @@ def split(model, t, node, precision=3):
     rule = split_rule(tree, node)
     miss = "left" if tree.default_left[node] else "right"
     title = f"Tree {t}, node {node}: split {rule} (missing values go {miss})"
-    ex = split_gain_steps(G_L, H_L, G_R, H_R, lam, prm.gamma, precision, title)
+    # the γ convention: seed 000's γ is half the model's gamma, XGBoost's min_split_loss
+    ex = split_gain_steps(G_L, H_L, G_R, H_R, lam, prm.gamma / 2, precision, title)
     ex.notes.insert(
         0,
         f"left: G_L = {_r(G_L, precision)}, H_L = {_r(H_L, precision)};  "
         f"right: G_R = {_r(G_R, precision)}, H_R = {_r(H_R, precision)}",
     )
+    lc = ex.values["loss_chg"]
+    ex.notes.append(
+        f"γ = gamma/2: the model's gamma = {_r(prm.gamma, precision)} is XGBoost's, so "
+        f"gain = ½·loss_chg − gamma/2 = ½·{_n(lc, precision)} − {_r(prm.gamma / 2, precision)}"
+    )
+    ex.values["model_gamma"] = float(prm.gamma)
+    if ex.value < 0:
+        ex.notes.append(
+            "gain < 0: pruning removes such a split when both its children are leaves; "
+            "this one stays because a split below it is kept"
+        )
     if _is_gbdt(model):
         ex.notes.append(
             "GBDT: g = −residual and h = 1 here, λ = 0, so loss_chg is the drop in "

@@ -74,7 +74,7 @@ edge [fontname="Helvetica"] ;
 2 [label="leaf 2, n = 4\nG = 2, H = 1\nw* = -1, η·w* = -0.3", fillcolor="#fde3cc"] ;
 0 -> 1 [label="yes"] ;
 0 -> 2 [label="no, missing"] ;
-label="\ln rows, G = Σg, H = Σh (XGBoost's cover) of the rows reaching a node\lgain = ½[G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ)] − γ; loss_chg = XGBoost's gain (no ½, no γ)\lw* = −G/(H+λ); η·w* = what the leaf adds to the margin (η = 0.3)\l" ;
+label="\ln rows, G = Σg, H = Σh (XGBoost's cover) of the rows reaching a node\lgain = ½[G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ)] − gamma/2; loss_chg = XGBoost's gain (no ½, no gamma)\lw* = −G/(H+λ); η·w* = what the leaf adds to the margin (η = 0.3)\l" ;
 }
 """  # noqa: E501
 

@@ -181,16 +181,20 @@ def legend_lines(tree, opts):
             else:
                 parts.append("H = Σh (XGBoost's cover)")
         out.append(", ".join(parts) + " of the rows reaching a node")
-    if want & _SPLIT_ONLY and (tree.feature >= 0).any():
+    splits = tree.feature >= 0
+    if want & _SPLIT_ONLY and splits.any():
         parts = []
         if "gain" in want:
+            # the γ convention: gain = ½(loss_chg − gamma), gamma being XGBoost's
             if gbdt:
-                parts.append("gain = ½ × the drop in the residuals' squared error − γ")
+                parts.append("gain = ½(the drop in the residuals' squared error − gamma)")
             else:
-                parts.append("gain = ½[G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ)] − γ")
+                parts.append("gain = ½[G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ)] − gamma/2")
         if "loss_chg" in want:
-            parts.append("loss_chg = XGBoost's gain (no ½, no γ)")
+            parts.append("loss_chg = XGBoost's gain (no ½, no gamma)")
         out.append("; ".join(parts))
+        if "gain" in want and (tree.gain[splits] < 0).any():
+            out.append("gain < 0: a split stays only above a split that is kept (pruned bottom-up)")
     if want & _LEAF_ONLY:
         parts = []
         if "weight" in want:
