@@ -7,6 +7,26 @@ import numbers
 import numpy as np
 import pandas as pd
 
+try:  # one exception for "not fitted": scikit-learn's, when it is installed
+    from sklearn.exceptions import NotFittedError
+except ImportError:  # pragma: no cover - exercised only without scikit-learn
+
+    class NotFittedError(ValueError, AttributeError):
+        """Raised when a model is used before ``fit``."""
+
+
+def check_is_fitted(model):
+    """Raise ``NotFittedError`` unless ``model`` has trees (from ``fit`` or ``from_trees``).
+
+    The one fitted-check of the package: the estimators, the trace, the drawings, the
+    plots and the explanations all call it.
+    """
+    if not hasattr(model, "trees_"):
+        raise NotFittedError(
+            f"this {type(model).__name__} is not fitted yet; call fit(X, y) before using it"
+        )
+    return model
+
 
 def _row_label(index, i):
     return f"row {index[i]!r}" if index is not None else f"row {int(i)}"
