@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from . import formulas
+from ._validation import check_is_fitted
 
 __all__ = [
     "loss_curve",
@@ -48,11 +49,7 @@ def _integer_ticks():
 
 
 def _fitted(model):
-    if not hasattr(model, "trees_"):
-        raise ValueError(
-            f"this {type(model).__name__} is not fitted yet; call fit(X, y) before plotting it"
-        )
-    return model
+    return check_is_fitted(model)
 
 
 def _train_y_w(model):

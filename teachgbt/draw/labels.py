@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..losses import sigmoid
+
 __all__ = [
     "FIELDS",
     "DEFAULT_FIELDS",
@@ -56,10 +58,6 @@ def format_threshold(t):
     if x == 0 or 1e-4 <= abs(x) < 1e9:
         return np.format_float_positional(x, unique=True, trim="-")
     return np.format_float_scientific(x, unique=True, trim="-")
-
-
-def _sigmoid(m):
-    return 1.0 / (1.0 + math.exp(-m)) if m >= 0 else math.exp(m) / (1.0 + math.exp(m))
 
 
 @dataclass(frozen=True)
@@ -169,7 +167,7 @@ def node_label(tree, i, opts):
         lines.extend(_pairs(out))
         if "proba" in want and opts.proba:
             v = float(tree.value[i])
-            lines.append(f"σ({format_number(v, p)}) = {format_number(_sigmoid(v), p)}")
+            lines.append(f"σ({format_number(v, p)}) = {format_number(sigmoid(v), p)}")
     return NodeLabel(i, leaf, title, lines)
 
 
