@@ -223,3 +223,32 @@ def check_instance(x, names, n_features, what="the instance"):
     if v.size != n_features:
         raise ValueError(f"{what} has {v.size} values; the model has {n_features} features")
     return v
+
+
+def check_eval_set(eval_set, n_features, names, check_y):
+    """``eval_set`` as a list of (X32, y) pairs matching the training data's features.
+
+    ``check_y(y, n_rows, k)`` validates (and a classifier encodes) the k-th pair's y.
+    """
+    out = []
+    for k, pair in enumerate(eval_set or ()):
+        try:
+            ex, ey = pair
+        except (TypeError, ValueError):
+            raise TypeError(f"eval_set[{k}] must be a pair (X, y)") from None
+        if names is not None and isinstance(ex, pd.DataFrame):
+            other = [str(c) for c in ex.columns]
+            if sorted(other) != sorted(names):
+                raise ValueError(
+                    f"eval_set[{k}] has other features than the training data: "
+                    f"missing {[c for c in names if c not in other]}, "
+                    f"unexpected {[c for c in other if c not in names]}"
+                )
+            ex = ex[names]
+        ex32, _ = check_X(ex, f"eval_set[{k}] X")
+        if ex32.shape[1] != n_features:
+            raise ValueError(
+                f"eval_set[{k}] has {ex32.shape[1]} features but the training data has {n_features}"
+            )
+        out.append((ex32, check_y(ey, len(ex32), k)))
+    return out

@@ -1,15 +1,20 @@
-"""BoostingClassifier and BoostingRegressor, with scikit-learn's conventions.
+"""BoostingClassifier and BoostingRegressor: scikit-learn adapters over the boosting loop.
 
 They follow XGBoost's scikit-learn API for names and meanings, so that what a
-learner practises here carries over. scikit-learn is optional: when it is
-installed the estimators are scikit-learn estimators (``clone``,
-``cross_val_score``, pipelines work); without it they keep the same
-``get_params`` / ``set_params`` behaviour.
+learner practises here carries over, and they are as thin over
+``engine.boosting.train`` as XGBoost's ``XGBModel`` is over ``xgboost.train``:
+``fit`` checks the parameters, validates X, y and the weights, encodes the
+labels, sets up the hooks that run around the loop (eval sets, early stopping,
+callbacks, progress bar), calls ``train`` and stores the fitted attributes.
+``from_trees`` makes a fitted model from trees without training (``tg.load``
+and the importers of other libraries' models use it).
+
+scikit-learn is optional (``_sklearn_base``): with it the estimators work with
+``clone``, ``cross_val_score`` and pipelines.
 """
 
 from __future__ import annotations
 
-import inspect
 import numbers
 
 import numpy as np
@@ -17,6 +22,9 @@ import pandas as pd
 
 from . import _modelfile
 from . import _validation as V
+from ._sklearn_base import BaseEstimator as _Base
+from ._sklearn_base import ClassifierMixin as _ClassifierMixin
+from ._sklearn_base import RegressorMixin as _RegressorMixin
 from .engine.boosting import (
     TREE_METHODS,
     RoundSampler,
@@ -29,39 +37,6 @@ from .engine.gbdt import GBDTAlgorithm
 from .engine.trace import Trace
 from .losses import get_loss
 from .tree import Tree
-
-try:  # scikit-learn is an optional extra
-    from sklearn.base import BaseEstimator as _Base
-    from sklearn.base import ClassifierMixin as _ClassifierMixin
-    from sklearn.base import RegressorMixin as _RegressorMixin
-except ImportError:  # pragma: no cover - exercised only without scikit-learn
-
-    class _Base:
-        @classmethod
-        def _get_param_names(cls):
-            sig = inspect.signature(cls.__init__)
-            return sorted(name for name in sig.parameters if name != "self")
-
-        def get_params(self, deep=True):
-            return {k: getattr(self, k) for k in self._get_param_names()}
-
-        def set_params(self, **params):
-            valid = self._get_param_names()
-            for k, v in params.items():
-                if k not in valid:
-                    raise ValueError(
-                        f"invalid parameter {k!r} for {type(self).__name__}; "
-                        f"valid parameters are {valid}"
-                    )
-                setattr(self, k, v)
-            return self
-
-    class _ClassifierMixin:
-        _estimator_type = "classifier"
-
-    class _RegressorMixin:
-        _estimator_type = "regressor"
-
 
 __all__ = ["BoostingClassifier", "BoostingRegressor"]
 
@@ -225,7 +200,7 @@ class _Boosting(_Base):
         sample_weight = V.check_sample_weight(sample_weight, n)
         loss = self._loss()
         algorithm = self._make_algorithm(loss, resolve_grow_params(self, self.algorithm))
-        evals = self._check_eval_set(eval_set, d, names)
+        evals = V.check_eval_set(eval_set, d, names, self._prepare_eval_y)
         if self.early_stopping_rounds is not None and not evals:
             raise ValueError(
                 "early_stopping_rounds needs an eval_set to watch; pass "
@@ -280,30 +255,6 @@ class _Boosting(_Base):
         self.trees_ = booster.trees  # the model as trained so far
         stops = [cb(self, t) for cb in self.callbacks or ()]
         return any(stop is True for stop in stops)
-
-    def _check_eval_set(self, eval_set, d, names):
-        out = []
-        for k, pair in enumerate(eval_set or ()):
-            try:
-                ex, ey = pair
-            except (TypeError, ValueError):
-                raise TypeError(f"eval_set[{k}] must be a pair (X, y)") from None
-            if names is not None and isinstance(ex, pd.DataFrame):
-                other = [str(c) for c in ex.columns]
-                if sorted(other) != sorted(names):
-                    raise ValueError(
-                        f"eval_set[{k}] has other features than the training data: "
-                        f"missing {[c for c in names if c not in other]}, "
-                        f"unexpected {[c for c in other if c not in names]}"
-                    )
-                ex = ex[names]
-            ex32, _ = V.check_X(ex, f"eval_set[{k}] X")
-            if ex32.shape[1] != d:
-                raise ValueError(
-                    f"eval_set[{k}] has {ex32.shape[1]} features but the training data has {d}"
-                )
-            out.append((ex32, self._prepare_eval_y(ey, len(ex32), k)))
-        return out
 
     def _prepare_eval_y(self, y, n, k):
         return V.check_y_numeric(y, n, f"eval_set[{k}] y")
