@@ -7,9 +7,10 @@ clf.trace_.splits(1, 0)      # every candidate split at the root of tree 1
 """
 
 from . import check, datasets, display, draw, explain, formulas, losses, plot, walkthrough
+from ._validation import NotFittedError
 from .engine import gbdt
 from .engine.trace import Trace
-from .estimators import BoostingClassifier, BoostingRegressor, NotFittedError
+from .estimators import BoostingClassifier, BoostingRegressor
 from .io import load
 from .tree import Tree
 

@@ -7,6 +7,26 @@ import numbers
 import numpy as np
 import pandas as pd
 
+try:  # one exception for "not fitted": scikit-learn's, when it is installed
+    from sklearn.exceptions import NotFittedError
+except ImportError:  # pragma: no cover - exercised only without scikit-learn
+
+    class NotFittedError(ValueError, AttributeError):
+        """Raised when a model is used before ``fit``."""
+
+
+def check_is_fitted(model):
+    """Raise ``NotFittedError`` unless ``model`` has trees (from ``fit`` or ``from_trees``).
+
+    The one fitted-check of the package: the estimators, the trace, the drawings, the
+    plots and the explanations all call it.
+    """
+    if not hasattr(model, "trees_"):
+        raise NotFittedError(
+            f"this {type(model).__name__} is not fitted yet; call fit(X, y) before using it"
+        )
+    return model
+
 
 def _row_label(index, i):
     return f"row {index[i]!r}" if index is not None else f"row {int(i)}"
@@ -209,3 +229,32 @@ def check_instance(x, names, n_features, what="the instance"):
     if v.size != n_features:
         raise ValueError(f"{what} has {v.size} values; the model has {n_features} features")
     return v
+
+
+def check_eval_set(eval_set, n_features, names, check_y):
+    """``eval_set`` as a list of (X32, y) pairs matching the training data's features.
+
+    ``check_y(y, n_rows, k)`` validates (and a classifier encodes) the k-th pair's y.
+    """
+    out = []
+    for k, pair in enumerate(eval_set or ()):
+        try:
+            ex, ey = pair
+        except (TypeError, ValueError):
+            raise TypeError(f"eval_set[{k}] must be a pair (X, y)") from None
+        if names is not None and isinstance(ex, pd.DataFrame):
+            other = [str(c) for c in ex.columns]
+            if sorted(other) != sorted(names):
+                raise ValueError(
+                    f"eval_set[{k}] has other features than the training data: "
+                    f"missing {[c for c in names if c not in other]}, "
+                    f"unexpected {[c for c in other if c not in names]}"
+                )
+            ex = ex[names]
+        ex32, _ = check_X(ex, f"eval_set[{k}] X")
+        if ex32.shape[1] != n_features:
+            raise ValueError(
+                f"eval_set[{k}] has {ex32.shape[1]} features but the training data has {n_features}"
+            )
+        out.append((ex32, check_y(ey, len(ex32), k)))
+    return out

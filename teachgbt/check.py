@@ -21,6 +21,7 @@ import numpy as np
 
 from . import explain, formulas
 from ._format import format_number, split_rule
+from .losses import sigmoid
 
 __all__ = ["CheckResult", "leaf_weight", "split_gain", "structure_score", "epoch"]
 
@@ -205,7 +206,7 @@ def epoch(answer, model, column, row, tol=None, precision=3):
             L("", r(exact, p), "", r(exact, p)),
         ]
         notes = []
-        hand = 1.0 / (1.0 + math.exp(-_r2(pre)))
+        hand = float(sigmoid(_r2(pre)))
     elif kind == "residual":
         y = float(model.trace_.instances(k)["y"].iloc[row])
         prev = f"ep_{k - 1}_prob" if clf else f"ep_{k - 1}_pre"

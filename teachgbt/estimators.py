@@ -1,70 +1,48 @@
-"""BoostingClassifier and BoostingRegressor, with scikit-learn's conventions.
+"""BoostingClassifier and BoostingRegressor: scikit-learn adapters over the boosting loop.
 
 They follow XGBoost's scikit-learn API for names and meanings, so that what a
-learner practises here carries over. scikit-learn is optional: when it is
-installed the estimators are scikit-learn estimators (``clone``,
-``cross_val_score``, pipelines work); without it they keep the same
-``get_params`` / ``set_params`` behaviour.
+learner practises here carries over, and they are as thin over
+``engine.boosting.train`` as XGBoost's ``XGBModel`` is over ``xgboost.train``:
+``fit`` checks the parameters, validates X, y and the weights, encodes the
+labels, sets up the hooks that run around the loop (eval sets, early stopping,
+callbacks, progress bar), calls ``train`` and stores the fitted attributes.
+``from_trees`` makes a fitted model from trees without training (``tg.load``
+and the importers of other libraries' models use it).
+
+scikit-learn is optional (``_sklearn_base``): with it the estimators work with
+``clone``, ``cross_val_score`` and pipelines.
 """
 
 from __future__ import annotations
 
-import inspect
 import numbers
-import sys
-import warnings
 
 import numpy as np
 import pandas as pd
 
+from . import _modelfile
 from . import _validation as V
-from .engine.boosting import XGBoostAlgorithm, resolve_grow_params
-from .engine.grow import grow_tree
+from ._sklearn_base import BaseEstimator as _Base
+from ._sklearn_base import ClassifierMixin as _ClassifierMixin
+from ._sklearn_base import RegressorMixin as _RegressorMixin
+from .engine.boosting import (
+    TREE_METHODS,
+    RoundSampler,
+    XGBoostAlgorithm,
+    resolve_grow_params,
+    train,
+)
+from .engine.callbacks import EarlyStopping, EvalSets, progress_bar
+from .engine.gbdt import GBDTAlgorithm
 from .engine.trace import Trace
 from .losses import get_loss
+from .tree import Tree
 
-try:  # scikit-learn is an optional extra
-    from sklearn.base import BaseEstimator as _Base
-    from sklearn.base import ClassifierMixin as _ClassifierMixin
-    from sklearn.base import RegressorMixin as _RegressorMixin
-except ImportError:  # pragma: no cover - exercised only without scikit-learn
+__all__ = ["BoostingClassifier", "BoostingRegressor"]
 
-    class _Base:
-        @classmethod
-        def _get_param_names(cls):
-            sig = inspect.signature(cls.__init__)
-            return sorted(p for p in sig.parameters if p != "self")
-
-        def get_params(self, deep=True):
-            return {k: getattr(self, k) for k in self._get_param_names()}
-
-        def set_params(self, **params):
-            valid = self._get_param_names()
-            for k, v in params.items():
-                if k not in valid:
-                    raise ValueError(
-                        f"invalid parameter {k!r} for {type(self).__name__}; "
-                        f"valid parameters are {valid}"
-                    )
-                setattr(self, k, v)
-            return self
-
-    class _ClassifierMixin:
-        _estimator_type = "classifier"
-
-    class _RegressorMixin:
-        _estimator_type = "regressor"
-
-
-__all__ = ["BoostingClassifier", "BoostingRegressor", "NotFittedError"]
-
-
-class NotFittedError(ValueError, AttributeError):
-    """Raised when a model is used before ``fit``."""
-
-
-_ALGORITHMS = ("xgboost", "gbdt")
-_TREE_METHODS = ("exact", "hist")
+# the algorithms by name; the tree methods are ``engine.boosting.TREE_METHODS``
+_ALGORITHMS = {"xgboost": XGBoostAlgorithm, "gbdt": GBDTAlgorithm}
+_EDGE_PROBABILITY = 1e-6  # an estimated base_score is kept this far from 0 and 1
 
 
 class _Boosting(_Base):
@@ -119,17 +97,17 @@ class _Boosting(_Base):
     # ------------------------------------------------------------ checks
     def _check_params(self):
         if self.algorithm not in _ALGORITHMS:
-            raise ValueError(f"algorithm={self.algorithm!r}; use one of {_ALGORITHMS}")
-        if self.tree_method not in _TREE_METHODS:
-            raise ValueError(f"tree_method={self.tree_method!r}; use one of {_TREE_METHODS}")
+            raise ValueError(f"algorithm={self.algorithm!r}; use one of {tuple(_ALGORITHMS)}")
+        if self.tree_method not in TREE_METHODS:
+            raise ValueError(f"tree_method={self.tree_method!r}; use one of {tuple(TREE_METHODS)}")
         if self.pruning not in (None, "pre", "post"):
             raise ValueError(f"pruning={self.pruning!r}; use 'pre', 'post' or None")
         if not isinstance(self.n_estimators, numbers.Integral) or self.n_estimators < 0:
             raise ValueError(f"n_estimators must be a whole number >= 0; got {self.n_estimators!r}")
         for name in ("reg_lambda", "reg_alpha", "gamma", "min_child_weight", "max_delta_step"):
-            v = getattr(self, name)
-            if v is not None:
-                V.check_nonneg(name, v)
+            value = getattr(self, name)
+            if value is not None:
+                V.check_nonneg(name, value)
         lr = self.learning_rate
         if lr is not None and (not isinstance(lr, numbers.Real) or not lr > 0):
             raise ValueError(f"learning_rate must be > 0; got {lr!r}")
@@ -149,23 +127,17 @@ class _Boosting(_Base):
                 "max_depth=0"
             )
         for name in ("subsample", "colsample_bytree"):
-            v = getattr(self, name)
-            if not isinstance(v, numbers.Real) or not 0 < v <= 1:
-                raise ValueError(f"{name} must be in (0, 1]; got {v!r}")
+            value = getattr(self, name)
+            if not isinstance(value, numbers.Real) or not 0 < value <= 1:
+                raise ValueError(f"{name} must be in (0, 1]; got {value!r}")
         if not isinstance(self.max_bin, numbers.Integral) or not 2 <= self.max_bin <= 65535:
             raise ValueError(f"max_bin must be a whole number in 2..65535; got {self.max_bin!r}")
         esr = self.early_stopping_rounds
         if esr is not None and (not isinstance(esr, numbers.Integral) or esr < 1):
             raise ValueError(f"early_stopping_rounds must be a whole number >= 1; got {esr!r}")
 
-    def _check_fitted(self):
-        if not hasattr(self, "trees_"):
-            raise NotFittedError(
-                f"this {type(self).__name__} is not fitted yet; call fit(X, y) before using it"
-            )
-
     def _validate_X_predict(self, X, what="X"):
-        self._check_fitted()
+        V.check_is_fitted(self)
         if isinstance(X, pd.DataFrame) and getattr(self, "feature_names_in_", None) is not None:
             names = [str(c) for c in X.columns]
             expected = [str(c) for c in self.feature_names_in_]
@@ -187,37 +159,28 @@ class _Boosting(_Base):
             )
         return X32
 
+    def _loss(self):
+        loss = get_loss(self.objective, self._is_classifier)
+        if self._is_classifier and not loss.is_classification and isinstance(self.objective, str):
+            raise ValueError(f"objective={self.objective!r} is not a classification objective")
+        return loss
+
     def _make_algorithm(self, loss, params):
         if self.algorithm == "gbdt":
-            from .engine.gbdt import GBDTAlgorithm
-
             return GBDTAlgorithm(loss, params, is_classifier=self._is_classifier)
         return XGBoostAlgorithm(loss, params)
 
-    # ------------------------------------------------------------ tree methods
-    def _prepare_features(self, X32):
-        if self.tree_method == "hist":
-            from .engine.hist import HistData
-
-            return HistData(X32, max_bin=int(self.max_bin))
-        from .engine.exact import SortedColumns
-
-        return SortedColumns(X32)
-
-    def _splitter(self, data, stats, scan_params, rows, features):
-        if self.tree_method == "hist":
-            from .engine.hist import HistSplitter as S
-        else:
-            from .engine.exact import ExactSplitter as S
-        return S(
-            data,
-            stats["g"],
-            stats["h"],
-            scan_params,
-            rows=rows,
-            features=features,
-            h_cover=stats.get("h_cover"),
-        )
+    def _set_fitted(self, n_features, feature_names, base_score, loss, params):
+        """The fitted attributes that ``fit`` and ``from_trees`` share (not the trees)."""
+        self.n_features_in_ = int(n_features)
+        if feature_names is not None:
+            self.feature_names_in_ = np.asarray(feature_names, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.base_score_ = base_score
+        self.base_margin_ = loss.base_margin(base_score)
+        self.loss_ = loss
+        self.params_ = params  # the GrowParams the trees are (or would be) grown with
 
     # ------------------------------------------------------------ fitting
     def _prepare_y(self, y, n):
@@ -233,143 +196,140 @@ class _Boosting(_Base):
         self._check_params()
         X32, names = V.check_X(X)
         n, d = X32.shape
-        y01 = self._prepare_y(y, n)
-        w = V.check_sample_weight(sample_weight, n)
-        loss = get_loss(self.objective, self._is_classifier)
-        if self._is_classifier and not loss.is_classification and isinstance(self.objective, str):
-            raise ValueError(f"objective={self.objective!r} is not a classification objective")
-        params = resolve_grow_params(self, self.algorithm)
-        algo = self._make_algorithm(loss, params)
-
-        evals = self._check_eval_set(eval_set, d, names)
+        y_train = self._prepare_y(y, n)  # a classifier's labels as 0/1
+        sample_weight = V.check_sample_weight(sample_weight, n)
+        loss = self._loss()
+        algorithm = self._make_algorithm(loss, resolve_grow_params(self, self.algorithm))
+        evals = V.check_eval_set(eval_set, d, names, self._prepare_eval_y)
         if self.early_stopping_rounds is not None and not evals:
             raise ValueError(
                 "early_stopping_rounds needs an eval_set to watch; pass "
                 "fit(..., eval_set=[(X_val, y_val)])"
             )
-
-        if self.base_score is None:
-            base_score = loss.default_base_score(y01, w)
+        if self.base_score is None:  # XGBoost's estimate: the weighted mean of y
+            base_score = loss.default_base_score(y_train, sample_weight)
             if loss.is_classification:
-                base_score = min(max(base_score, 1e-6), 1 - 1e-6)
+                base_score = min(max(base_score, _EDGE_PROBABILITY), 1 - _EDGE_PROBABILITY)
         else:
             base_score = loss.check_base_score(self.base_score)
-        base_margin = loss.base_margin(base_score)
+        self._set_fitted(d, names, base_score, loss, algorithm.params)
 
-        self.n_features_in_ = d
-        if names is not None:
-            self.feature_names_in_ = np.asarray(names, dtype=object)
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
-        self.base_score_ = base_score
-        self.base_margin_ = base_margin
-        self.loss_ = loss
-        self.params_ = algo.params
-        self.trees_ = []
-        self.evals_result_ = {}
+        # around the loop, after every round: eval sets, early stopping, callbacks, progress
+        eval_sets = EvalSets(evals, algorithm, self.base_margin_)
+        early_stopping = None
+        if self.early_stopping_rounds is not None:
+            early_stopping = EarlyStopping(eval_sets, self.early_stopping_rounds)
+        progress = progress_bar(self.n_estimators, verbose if verbose is not None else self.verbose)
+        hooks = [eval_sets, early_stopping, self._run_callbacks, progress]
+        self.evals_result_ = eval_sets.results
         self.best_iteration_ = None
-
         try:
-            self._boost(X32, y01, w, names, loss, algo, evals, verbose)
+            booster = train(
+                X32,
+                y_train,
+                algorithm,
+                TREE_METHODS[self.tree_method],
+                self.n_estimators,
+                self.base_margin_,
+                sample_weight,
+                feature_names=names,
+                max_bin=self.max_bin,
+                sampler=RoundSampler(self.subsample, self.colsample_bytree, self.random_state),
+                after_round=[hook for hook in hooks if hook is not None],
+            )
+            self.trees_ = booster.trees
+            if early_stopping is not None:
+                self.best_iteration_ = early_stopping.best_iteration
+            self._trace = Trace(self, X32, y_train, sample_weight, booster, algorithm)
         except BaseException:
             # a failed fit leaves no half-fitted model behind
-            for attr in ("trees_", "trace_", "evals_result_", "best_iteration_"):
+            for attr in ("trees_", "_trace", "evals_result_", "best_iteration_"):
                 self.__dict__.pop(attr, None)
             raise
+        finally:
+            progress.close()
         return self
 
-    def _boost(self, X32, y01, w, names, loss, algo, evals, verbose):
-        """The boosting rounds of ``fit``."""
-        n, d = X32.shape
-        base_margin = self.base_margin_
-        data = self._prepare_features(X32)
-        rng = np.random.default_rng(self.random_state)
-        margin = algo.initial_margin(base_margin, n)
-        eval_margins = [algo.initial_margin(base_margin, len(ey)) for _, ey in evals]
-        rounds = []
-        scan_params = algo.scan_params()
-        best_score, best_round, since_best = np.inf, None, 0
-        progress = _progress(self.n_estimators, verbose if verbose is not None else self.verbose)
-        for t in range(1, self.n_estimators + 1):
-            stats = algo.round_stats(y01, margin, w)
-            rows = self._sample_rows(rng, n)
-            features = self._sample_features(rng, d)
-            splitter = self._splitter(data, stats, scan_params, rows, features)
-            tree, grown_rows, grown_leaf = grow_tree(
-                splitter, algo.params, d, names, algo.leaf_stats(splitter, stats)
-            )
-            self.trees_.append(tree)
-            rounds.append({"rows": rows, "features": features})
-            if len(grown_rows) == n:  # every row's leaf is known from growing the tree
-                step = np.empty(n, dtype=np.float64)
-                step[grown_rows] = tree.value[grown_leaf]
-            else:  # rows left out by subsample are routed
-                step = tree.predict(X32)
-            margin = algo.add(margin, step)
-            stop = False
-            for k, (ex, ey) in enumerate(evals):
-                eval_margins[k] = algo.add(eval_margins[k], tree.predict(ex))
-                score = loss.metric(ey, eval_margins[k])
-                self.evals_result_.setdefault(f"validation_{k}", {}).setdefault(
-                    loss.metric_name, []
-                ).append(score)
-            if evals and self.early_stopping_rounds is not None:
-                score = self.evals_result_[f"validation_{len(evals) - 1}"][loss.metric_name][-1]
-                if score < best_score:
-                    best_score, best_round, since_best = score, t - 1, 0
-                else:
-                    since_best += 1
-                    stop = since_best >= self.early_stopping_rounds
-            for cb in self.callbacks or ():
-                if cb(self, t) is True:
-                    stop = True
-            progress.update(1)
-            if stop:
-                break
-        progress.close()
-        self.best_iteration_ = best_round
-        self.trace_ = Trace(self, X32, y01, w, rounds, data, algo)
-
-    def _check_eval_set(self, eval_set, d, names):
-        out = []
-        for k, pair in enumerate(eval_set or ()):
-            try:
-                ex, ey = pair
-            except (TypeError, ValueError):
-                raise TypeError(f"eval_set[{k}] must be a pair (X, y)") from None
-            if names is not None and isinstance(ex, pd.DataFrame):
-                other = [str(c) for c in ex.columns]
-                if sorted(other) != sorted(names):
-                    raise ValueError(
-                        f"eval_set[{k}] has other features than the training data: "
-                        f"missing {[c for c in names if c not in other]}, "
-                        f"unexpected {[c for c in other if c not in names]}"
-                    )
-                ex = ex[names]
-            ex32, _ = V.check_X(ex, f"eval_set[{k}] X")
-            if ex32.shape[1] != d:
-                raise ValueError(
-                    f"eval_set[{k}] has {ex32.shape[1]} features but the training data has {d}"
-                )
-            out.append((ex32, self._prepare_eval_y(ey, len(ex32), k)))
-        return out
+    def _run_callbacks(self, t, booster):
+        """The user's ``callbacks``: each is called as ``cb(model, t)``; True stops training."""
+        self.trees_ = booster.trees  # the model as trained so far
+        stops = [cb(self, t) for cb in self.callbacks or ()]
+        return any(stop is True for stop in stops)
 
     def _prepare_eval_y(self, y, n, k):
         return V.check_y_numeric(y, n, f"eval_set[{k}] y")
 
-    def _sample_rows(self, rng, n):
-        if self.subsample >= 1.0:
-            return None
-        rows = np.flatnonzero(rng.random(n) < self.subsample)
-        return rows if len(rows) else np.array([int(rng.integers(n))])
+    # ------------------------------------------------------------ a model from trees
+    @classmethod
+    def from_trees(
+        cls,
+        trees,
+        base_score=None,
+        feature_names=None,
+        classes=None,
+        n_features=None,
+        best_iteration=None,
+        **params,
+    ):
+        """A fitted model made of ``trees``: the way to build one without ``fit``.
 
-    def _sample_features(self, rng, d):
-        if self.colsample_bytree >= 1.0:
-            return None
-        k = max(1, int(self.colsample_bytree * d))
-        return np.sort(rng.choice(d, size=k, replace=False))
+        ``trees``: ``tg.Tree`` objects in boosting order, their leaf ``value`` already
+        η·w* (what a leaf adds to the margin). ``base_score``: the fitted base score in
+        prediction space (a probability for a classifier, its logit is the starting
+        margin); None starts the margin at 0. ``feature_names`` (default: the trees'),
+        ``classes`` (a classifier's two labels, default [0, 1]), ``n_features`` (default:
+        the trees'), ``best_iteration`` (0-based; prediction stops there), and any
+        constructor parameter in ``params``. ``tg.load`` builds models with it, and so do
+        the importers of other libraries' models. The model has no ``trace_``: that
+        needs the training data.
+        """
+        model = cls(**params)
+        model._check_params()
+        trees = list(trees)
+        bad = [type(tree).__name__ for tree in trees if not isinstance(tree, Tree)]
+        if bad:
+            raise TypeError(f"from_trees needs teachgbt Tree objects; got {bad[0]}")
+        if n_features is None:
+            if not trees:
+                raise ValueError("from_trees needs n_features when there are no trees")
+            n_features = trees[0].n_features
+        if any(tree.n_features != n_features for tree in trees):
+            raise ValueError(f"every tree must have the model's {n_features} features")
+        if feature_names is None and trees:
+            feature_names = trees[0].feature_names
+        if feature_names is not None and len(feature_names) != n_features:
+            raise ValueError(
+                f"{len(feature_names)} feature names for a model of {n_features} features"
+            )
+        loss = model._loss()
+        if base_score is None:  # the base score whose margin is 0
+            base_score = 0.5 if loss.is_classification else 0.0
+        base_score = loss.check_base_score(base_score)
+        if model._is_classifier:
+            model.classes_ = np.asarray([0, 1] if classes is None else classes)
+            if len(model.classes_) != 2:
+                raise ValueError(f"a binary classifier has two classes; got {len(model.classes_)}")
+        elif classes is not None:
+            raise ValueError("a regressor has no classes")
+        algorithm = model._make_algorithm(loss, resolve_grow_params(model, model.algorithm))
+        model._set_fitted(n_features, feature_names, base_score, loss, algorithm.params)
+        model.trees_ = trees
+        model.evals_result_ = {}
+        model.best_iteration_ = best_iteration
+        return model
 
-    # ------------------------------------------------------------ predicting
+    # ------------------------------------------------------------ fitted model
+    @property
+    def trace_(self):
+        """Every intermediate of the fit, as DataFrames (``tg.Trace``)."""
+        V.check_is_fitted(self)
+        if "_trace" not in self.__dict__:
+            raise AttributeError(
+                f"this {type(self).__name__} was made from trees (tg.load, from_trees), not "
+                "fitted here: it has no trace_, which needs the training data. Fit it to get one"
+            )
+        return self._trace
+
     def _n_trees(self, iteration_range):
         if iteration_range is not None:
             return int(iteration_range[1])
@@ -380,7 +340,7 @@ class _Boosting(_Base):
     def decision_function(self, X, iteration_range=None):
         """The margin: base margin + Σ η·w of the leaves reached (log-odds for a classifier)."""
         X32 = self._validate_X_predict(X)
-        dtype = np.float32 if self.algorithm == "xgboost" else np.float64
+        dtype = _ALGORITHMS[self.algorithm].dtype  # the precision margins were trained in
         margin = np.full(len(X32), self.base_margin_, dtype=dtype)
         for tree in self.trees_[: self._n_trees(iteration_range)]:
             margin = (margin + tree.predict(X32).astype(dtype)).astype(dtype)
@@ -388,14 +348,12 @@ class _Boosting(_Base):
 
     def save(self, path):
         """Write the fitted model to ``path`` as versioned JSON (read back with ``tg.load``)."""
-        from .io import save
-
-        save(self, path)
+        _modelfile.save(self, path)
 
     @property
     def feature_importances_(self):
         """Total gain (loss_chg) of each feature's splits, normalised to sum to 1."""
-        self._check_fitted()
+        V.check_is_fitted(self)
         imp = np.zeros(self.n_features_in_)
         for tree in self.trees_:
             split = ~tree.is_leaf
@@ -449,34 +407,9 @@ class BoostingClassifier(_ClassifierMixin, _Boosting):
 
     def predict_proba(self, X, iteration_range=None):
         margin = self.decision_function(X, iteration_range)
-        p = self.loss_.transform(margin)
-        return np.column_stack([1.0 - p, p])
+        prob = self.loss_.transform(margin)
+        return np.column_stack([1.0 - prob, prob])
 
     def predict(self, X, iteration_range=None):
-        p = self.predict_proba(X, iteration_range)[:, 1]
-        return self.classes_[(p > 0.5).astype(int)]
-
-
-class _NoProgress:
-    def update(self, k):
-        pass
-
-    def close(self):
-        pass
-
-
-def _progress(total, verbose):
-    """A tqdm bar for long fits, only on a terminal (or when verbose=True)."""
-    if verbose is False or total < 2:
-        return _NoProgress()
-    if verbose is None and not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
-        return _NoProgress()
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        if verbose:
-            warnings.warn(
-                "verbose=True shows a progress bar only when tqdm is installed", stacklevel=3
-            )
-        return _NoProgress()
-    return tqdm(total=total, desc="boosting", unit="tree", leave=False)
+        prob = self.predict_proba(X, iteration_range)[:, 1]
+        return self.classes_[(prob > 0.5).astype(int)]

@@ -12,14 +12,14 @@ w* = −(−1.333) / (0.889 + 1).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import formulas
 from ._format import format_number, format_rule, split_rule
-from ._validation import check_instance
+from ._validation import check_instance, check_is_fitted
+from .losses import sigmoid
 
 __all__ = [
     "Explanation",
@@ -275,8 +275,7 @@ def structure_score_steps(G, H, reg_lambda=1.0, gamma=0.0, precision=3, title=No
 
 # ------------------------------------------------------------------ from a model
 def _check(model, t=None, node=None):
-    if not hasattr(model, "trees_"):
-        raise ValueError(f"this {type(model).__name__} is not fitted yet; call fit(X, y) first")
+    check_is_fitted(model)
     if t is None:
         return None
     n = len(model.trees_)
@@ -294,10 +293,6 @@ def _is_gbdt(model):
 
 def _is_clf(model):
     return bool(model.loss_.is_classification)
-
-
-def _sigmoid(m):
-    return 1.0 / (1.0 + math.exp(-m)) if m >= 0 else math.exp(m) / (1.0 + math.exp(m))
 
 
 def leaf(model, t, node, precision=3):
@@ -343,7 +338,7 @@ def leaf(model, t, node, precision=3):
     if _is_clf(model):
         ex.notes.append(
             f"This is log-odds, not a probability: the leaf moves the margin by "
-            f"{_r(value, p)} (alone, σ({_r(value, p)}) = {_r(_sigmoid(value), p)})"
+            f"{_r(value, p)} (alone, σ({_r(value, p)}) = {_r(sigmoid(value), p)})"
         )
     ex.value = w
     ex.values.update(weight=w, value=value, learning_rate=eta)
@@ -486,7 +481,7 @@ def prediction(model, x, precision=3, iteration_range=None):
     )
     value = margin
     if clf:
-        prob = _sigmoid(margin)
+        prob = sigmoid(margin)
         lines.append(
             _line(
                 "p",

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
+# XGBoost floors the logistic hessian here, so that a sure prediction still has h > 0
+HESSIAN_FLOOR = 1e-16
+
 __all__ = ["Loss", "SquaredError", "Logistic", "CustomObjective", "get_loss", "sigmoid", "logit"]
 
 
@@ -25,11 +28,11 @@ def sigmoid(margin):
         return one / (one + np.exp(-margin))
 
 
-def logit(p):
+def logit(prob):
     """log(p / (1 − p)): probability to log-odds."""
-    p = np.asarray(p, dtype=np.float64)
+    prob = np.asarray(prob, dtype=np.float64)
     with np.errstate(divide="ignore"):
-        return np.log(p) - np.log1p(-p)
+        return np.log(prob) - np.log1p(-prob)
 
 
 class Loss:
@@ -106,9 +109,9 @@ class Logistic(Loss):
 
     def grad_hess(self, y, margin, dtype=np.float64):
         margin = np.asarray(margin, dtype=dtype)
-        p = sigmoid(margin)
-        g = p - np.asarray(y, dtype=dtype)
-        h = np.maximum(p * (dtype(1) - p), dtype(1e-16))
+        prob = sigmoid(margin)
+        g = prob - np.asarray(y, dtype=dtype)
+        h = np.maximum(prob * (dtype(1) - prob), dtype(HESSIAN_FLOOR))
         return g, h
 
     def check_base_score(self, base_score):

@@ -353,7 +353,7 @@ def test_trace_notices_a_changed_training_array(data):
 def test_rows_leaves_from_growing_equal_routing(data, kw):
     """fit updates margins from the leaves rows ended in while growing; they must be the
     leaves Tree.apply routes the same rows to."""
-    from teachgbt.engine.boosting import XGBoostAlgorithm, resolve_grow_params
+    from teachgbt.engine.boosting import TREE_METHODS, XGBoostAlgorithm, resolve_grow_params
     from teachgbt.engine.grow import grow_tree
     from teachgbt.losses import Logistic
 
@@ -366,7 +366,8 @@ def test_rows_leaves_from_growing_equal_routing(data, kw):
     algo = est._make_algorithm(Logistic(), params)
     assert isinstance(algo, XGBoostAlgorithm) or est.algorithm == "gbdt"
     stats = algo.round_stats(y.astype(float), algo.initial_margin(0.0, len(y)), None)
-    splitter = est._splitter(est._prepare_features(X32), stats, algo.scan_params(), None, None)
+    method = TREE_METHODS[est.tree_method]
+    splitter = method.splitter(method.prepare(X32, est.max_bin), stats, algo.scan_params())
     tree, rows, leaf = grow_tree(splitter, algo.params, 4, None, algo.leaf_stats(splitter, stats))
     assert sorted(rows) == list(range(len(X)))
     assert np.array_equal(leaf, tree.apply(X32)[rows])

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_is_fitted
 from . import dot as _dot
 from . import mpl as _mpl
 from .labels import (
@@ -124,8 +125,7 @@ def plot_tree(tree, ax=None, highlight=None, **label_options):
 
 # ------------------------------------------------------------ model views
 def _check_model(model):
-    if not hasattr(model, "trees_"):
-        raise ValueError("the model is not fitted yet; call fit(X, y) first")
+    check_is_fitted(model)
 
 
 def _rounds(model, rounds):

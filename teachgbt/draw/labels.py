@@ -7,12 +7,12 @@ matplotlib picture and a terminal tree is the same string.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._format import format_number, format_threshold, split_rule
+from ..losses import sigmoid
 
 __all__ = [
     "FIELDS",
@@ -33,10 +33,6 @@ DEFAULT_FIELDS = FIELDS
 _ALIASES = {"cover": "H", "w": "weight", "w*": "weight", "prob": "proba", "probability": "proba"}
 _SPLIT_ONLY = {"gain", "loss_chg"}
 _LEAF_ONLY = {"weight", "value", "proba"}
-
-
-def _sigmoid(m):
-    return 1.0 / (1.0 + math.exp(-m)) if m >= 0 else math.exp(m) / (1.0 + math.exp(m))
 
 
 @dataclass(frozen=True)
@@ -146,7 +142,7 @@ def node_label(tree, i, opts):
         lines.extend(_pairs(out))
         if "proba" in want and opts.proba:
             v = float(tree.value[i])
-            lines.append(f"σ({format_number(v, p)}) = {format_number(_sigmoid(v), p)}")
+            lines.append(f"σ({format_number(v, p)}) = {format_number(sigmoid(v), p)}")
     return NodeLabel(i, leaf, title, lines)
 
 

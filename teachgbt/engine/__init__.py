@@ -1,6 +1,9 @@
 """The engine: how trees are grown and boosted.
 
-    boosting.py     the additive-training loop and the algorithms (XGBoost-style, GBDT)
+    boosting.py     the additive-training loop (train, one round: boost_round), the
+                    algorithms' interface, XGBoost-style boosting, and TREE_METHODS
+    callbacks.py    what runs around the loop after each round: eval sets, early stopping,
+                    the progress bar
     grow.py         growth policy shared by every split finder: depth-wise or best-first,
                     pre-stopping or post-pruning with gamma
     exact.py        the exact greedy split finder (sorted scan of every feature)

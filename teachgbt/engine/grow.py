@@ -109,7 +109,6 @@ def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None)
     False when the node must stay a leaf whatever its best split (GBDT: its
     residuals are all equal, scikit-learn's stopping rule).
     """
-    p = params
     b = TreeBuilder()
     leaf_only = set()  # nodes leaf_stats said must not split
     settled = {}  # node id -> its row ids, for the nodes left as leaves
@@ -120,24 +119,24 @@ def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None)
             Gw, Hw, extra, may_split = G, H, {}, True
         else:
             Gw, Hw, extra, may_split = leaf_stats(nd)
-        w = p.leaf_weight(Gw, Hw)
-        nid = b.add_node(parent, depth, n, Gw, Hw, w, p.leaf_value(w), **extra)
+        weight = params.leaf_weight(Gw, Hw)
+        nid = b.add_node(parent, depth, n, Gw, Hw, weight, params.leaf_value(weight), **extra)
         if not may_split:
             leaf_only.add(nid)
         return nid, (G, H)
 
     def can_grow(depth):
-        return p.max_depth == 0 or depth < p.max_depth
+        return params.max_depth == 0 or depth < params.max_depth
 
     def worth_splitting(cand):
-        if cand is None or not cand.loss_chg > p.min_split_loss_eps:
+        if cand is None or not cand.loss_chg > params.min_split_loss_eps:
             return False
-        return not (p.pruning == "pre" and cand.loss_chg < p.gamma)
+        return not (params.pruning == "pre" and cand.loss_chg < params.gamma)
 
     root = splitter.root()
     root_id, (G, H) = new_node(root, -1, 0)
     n_leaves = 1
-    max_leaves = p.max_leaves or 0
+    max_leaves = params.max_leaves or 0
 
     def evaluate(nid, nd, depth, sums):
         cand = None
@@ -189,9 +188,9 @@ def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None)
                     nxt.extend(expand(nid, nd, depth, cand))
             level = nxt
 
-    if p.pruning == "post" and p.gamma > 0:
-        _post_prune(b, 0, p.gamma)
-    tree = b.build(n_features, feature_names, p.learning_rate)
+    if params.pruning == "post" and params.gamma > 0:
+        _post_prune(b, 0, params.gamma)
+    tree = b.build(n_features, feature_names, params.learning_rate)
     ids = list(settled)
     rows = np.concatenate([settled[i] for i in ids]) if ids else np.array([], dtype=np.int64)
     # a leaf pruned away hands its rows to the ancestor that became a leaf

@@ -26,16 +26,19 @@ _CACHE_BYTES = 256 << 20
 class Trace:
     """Per-round tables of a fitted ``BoostingClassifier`` / ``BoostingRegressor``."""
 
-    def __init__(self, model, X32, y, sample_weight, rounds, data, algorithm):
+    def __init__(self, model, X32, y, sample_weight, booster, algorithm):
+        """``booster``: what ``engine.boosting.train`` returned (its tree method, prepared
+        data and each round's sample); ``algorithm``: the one it trained with."""
         self._model = model
         self._X32 = X32
         # fit does not copy a float32 X it can use as it is; the trace recomputes from
         # it, so it notices when the caller changes that array afterwards
         self._X_digest = _digest(X32)
         self._y = y
-        self._w = sample_weight
-        self._rounds = rounds
-        self._data = data
+        self._sample_weight = sample_weight
+        self._rounds = booster.samples  # per round: its row and feature sample
+        self._tree_method = booster.tree_method
+        self._data = booster.data
         self._algo = algorithm
         self._margins = {0: algorithm.initial_margin(model.base_margin_, len(y))}
         self._leaves = {}
@@ -56,7 +59,7 @@ class Trace:
     @property
     def sample_weight(self):
         """The training sample weights, or None."""
-        return self._w
+        return self._sample_weight
 
     @property
     def n_rounds(self):
@@ -133,7 +136,7 @@ class Trace:
         return pd.DataFrame(cols)
 
     def _round_stats(self, t):
-        return self._algo.round_stats(self._y, self._margin(t - 1), self._w)
+        return self._algo.round_stats(self._y, self._margin(t - 1), self._sample_weight)
 
     def instances(self, t):
         """Round t: per instance y, margin before round t, prob, g, h and the leaf it reached."""
@@ -170,11 +173,10 @@ class Trace:
         tree = self._model.trees_[t - 1]
         if not isinstance(node, (int, np.integer)) or not 0 <= node < tree.n_nodes:
             raise ValueError(f"tree {t} has nodes 0 to {tree.n_nodes - 1}; got node={node!r}")
-        model = self._model
-        info = self._rounds[t - 1]
+        sample = self._rounds[t - 1]
         stats = self._round_stats(t)
-        splitter = model._splitter(
-            self._data, stats, self._algo.scan_params(), info["rows"], info["features"]
+        splitter = self._tree_method.splitter(
+            self._data, stats, self._algo.scan_params(), sample["rows"], sample["features"]
         )
         mask = tree.node_mask(self._X32, node, self._leaf(t))
         nd = splitter.root(keep=mask)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_is_fitted
+
 _POS, _NEG = "#1f77b4", "#ff7f0e"  # y = 1 / y = 0, as the tree diagrams' leaf colours
 _MANY = 60  # more instances than this: draw quantile bands instead of one line each
 
@@ -23,11 +25,7 @@ def _integer_ticks():
 
 
 def _fitted(model):
-    if not hasattr(model, "trees_"):
-        raise ValueError(
-            f"this {type(model).__name__} is not fitted yet; call fit(X, y) before plotting it"
-        )
-    return model
+    return check_is_fitted(model)
 
 
 def _train_y_w(model):

@@ -1,0 +1,115 @@
+"""The package's shape: no import cycles (imports inside functions count), no huge modules."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "teachgbt"
+MAX_LINES = 520
+
+# modules still over MAX_LINES; each is to be split. strict: the mark must go once it is.
+KNOWN_LONG = {
+    "teachgbt.engine.hist": "binning and the histogram split finder in one module",
+}
+
+
+def _modules():
+    """{dotted name: (path, is_package)} for every module of the package."""
+    mods = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        is_pkg = parts[-1] == "__init__"
+        if is_pkg:
+            parts = parts[:-1]
+        mods[".".join(parts)] = (path, is_pkg)
+    return mods
+
+
+def _import_graph(mods):
+    """{module: {imported module: line}}, counting imports anywhere in the file."""
+    edges = {}
+    for name, (path, is_pkg) in mods.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    here = name.split(".") if is_pkg else name.split(".")[:-1]
+                    here = here[: len(here) - (node.level - 1)]
+                    base = ".".join(here + ([node.module] if node.module else []))
+                # `from X import a` imports the submodule X.a when there is one, else X
+                targets = [
+                    f"{base}.{alias.name}" if f"{base}.{alias.name}" in mods else base
+                    for alias in node.names
+                ]
+            else:
+                continue
+            for target in targets:
+                while target and target not in mods:
+                    target = target.rpartition(".")[0]
+                if target and target != name:
+                    edges.setdefault(name, {}).setdefault(target, node.lineno)
+    return edges
+
+
+def _find_cycle(edges):
+    """One import cycle as a list of modules, or None."""
+    state = {}  # module -> "open" while on the DFS path, "done" after
+
+    def visit(module, path):
+        state[module] = "open"
+        for target in edges.get(module, {}):
+            if state.get(target) == "open":
+                return path[path.index(target) :] + [target]
+            if target not in state:
+                found = visit(target, path + [target])
+                if found:
+                    return found
+        state[module] = "done"
+        return None
+
+    for module in edges:
+        if module not in state:
+            found = visit(module, [module])
+            if found:
+                return found
+    return None
+
+
+def test_import_graph_sees_imports_inside_functions():
+    edges = _import_graph(_modules())
+    assert "teachgbt.draw" in edges["teachgbt.tree"]  # `from . import draw` inside Tree.draw
+    assert "teachgbt.engine.grow" in edges["teachgbt.engine.boosting"]
+
+
+def test_no_import_cycles():
+    mods = _modules()
+    edges = _import_graph(mods)
+    cycle = _find_cycle(edges)
+    assert cycle is None, "import cycle: " + " -> ".join(
+        f"{a} (line {edges[a][b]})" for a, b in zip(cycle, cycle[1:])
+    )
+
+
+def test_find_cycle_finds_one():
+    assert _find_cycle({"a": {"b": 1}, "b": {"c": 1}, "c": {"a": 1}}) == ["a", "b", "c", "a"]
+    assert _find_cycle({"a": {"b": 1}, "b": {"c": 1}}) is None
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=KNOWN_LONG[name]))
+        if name in KNOWN_LONG
+        else name
+        for name in _modules()
+    ],
+)
+def test_module_is_not_too_long(module):
+    path, _ = _modules()[module]
+    n_lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert n_lines <= MAX_LINES, f"{path.name} has {n_lines} lines; split it"
