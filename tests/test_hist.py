@@ -14,7 +14,6 @@ import pytest
 
 import teachgbt as tg
 from teachgbt import _kernels as K
-from teachgbt import formulas
 from teachgbt.engine import hist as H
 from teachgbt.engine.grow import GrowParams
 
@@ -303,23 +302,6 @@ def test_binning_a_sample_still_sees_rare_values():
     data = H.HistData(x[:, None], max_bin=8, sample_rows=100)
     assert data.exact_cuts[0]
     np.testing.assert_array_equal(data.feature_cuts(0)[:-1], [7.0])
-
-
-def test_vectorized_scores_are_formulas_leaf_score():
-    """The split finders' side score (GrowParams.side_score) is formulas.leaf_score."""
-    rng = np.random.default_rng(0)
-    G = rng.normal(0, 10, 500)
-    Hs = rng.uniform(0, 20, 500)
-    for alpha, mds in [(0.0, 0.0), (0.7, 0.0), (0.0, 0.5), (0.3, 1.2)]:
-        p64 = GrowParams(reg_lambda=1.3, reg_alpha=alpha, max_delta_step=mds, float32=False)
-        np.testing.assert_array_equal(
-            p64.side_score(G, Hs), formulas.leaf_score(G, Hs, 1.3, alpha, mds)
-        )
-        p32 = GrowParams(reg_lambda=1.3, reg_alpha=alpha, max_delta_step=mds, float32=True)
-        if alpha == 0.0:  # with α, XGBoost's float32 score carries its own L1 term
-            np.testing.assert_allclose(
-                p32.side_score(G, Hs), formulas.leaf_score(G, Hs, 1.3, alpha, mds), rtol=1e-5
-            )
 
 
 def test_subtraction_trick_gives_the_directly_built_histogram(kernel):

@@ -55,7 +55,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import _kernels, formulas
+from .. import _kernels
 from .exact import finish_split_table
 from .grow import Candidate
 
@@ -395,10 +395,9 @@ class HistSplitter:
         return left, right
 
     # ------------------------------------------------------------- the scan
-    def _root_score(self, G, H, C):
-        """The score of the node left unsplit (0 when it is too light for a weight)."""
-        if C < self.p.min_child_weight:
-            return F32(0.0) if self.p.float32 else 0.0
+    def _root_score(self, G, H):
+        """The score of the node left unsplit (a node lighter than min_child_weight has no
+        valid candidate, whatever its score)."""
         s = self.p.side_score(G, H)
         return F32(s) if self.p.float32 else float(s)
 
@@ -418,8 +417,8 @@ class HistSplitter:
         Gb, Hb = hist[:, :K, 0], hist[:, :K, 1]
         Cb = hist[:, :K, 2] if self.has_cover else Hb
         in_range = np.arange(K)[None, :] < data.n_bins[f][:, None]
-        root = self._root_score(G, H, C)
-        mcw = p.min_child_weight
+        root = self._root_score(G, H)
+        mcw = p.formula_params()["min_child_weight"]
 
         # The cumsum scan, forward: G_L, H_L of "bins 0..b left" for every boundary b
         fGL, fHL = np.cumsum(Gb, axis=1), np.cumsum(Hb, axis=1)
@@ -486,16 +485,13 @@ class HistSplitter:
         if best is None:
             return None
         feature, threshold, default_left, G_L, H_L, lc = best
-        p = self.p
         G_R, H_R = G - G_L, H - H_L
-        gain = formulas.split_gain(
-            G_L, H_L, G_R, H_R, p.reg_lambda, p.gamma, p.reg_alpha, p.max_delta_step
-        )
+        gain = self.p.gain(lc)
         return Candidate(feature, threshold, bool(default_left), G_L, H_L, G_R, H_R, lc, gain)
 
     def _find_split_numba(self, nd, G, H, C):
         p, data = self.p, self.data
-        root = self._root_score(G, H, C)
+        kw = p.formula_params()
         r, q, lc, G_L, H_L = self.kernels.best_split(
             nd.hist,
             nd.n_missing,
@@ -503,11 +499,11 @@ class HistSplitter:
             G,
             H,
             C,
-            float(root),
-            p.reg_lambda,
-            p.reg_alpha,
-            p.max_delta_step,
-            p.min_child_weight,
+            float(self._root_score(G, H)),
+            kw["reg_lambda"],
+            kw["reg_alpha"],
+            kw["max_delta_step"],
+            kw["min_child_weight"],
             p.float32,
             self.has_cover,
         )
@@ -556,17 +552,6 @@ class HistSplitter:
         both_sides = (df["H_L"] > tiny) & (df["H_R"] > tiny)
         repeat = df.duplicated(subset=["feature", "default_left", "G_L", "H_L"], keep="first")
         df = df[both_sides & ~repeat].reset_index(drop=True)
-        df["gain"] = np.asarray(
-            formulas.split_gain(
-                df["G_L"].to_numpy(),
-                df["H_L"].to_numpy(),
-                df["G_R"].to_numpy(),
-                df["H_R"].to_numpy(),
-                p.reg_lambda,
-                p.gamma,
-                p.reg_alpha,
-                p.max_delta_step,
-            ),
-            dtype=np.float64,
-        ).reshape(-1)
+        lc = p.loss_chg(*(df[k].to_numpy() for k in ("G_L", "H_L", "G_R", "H_R")))
+        df["gain"] = np.asarray(p.gain(lc), dtype=np.float64).reshape(-1)
         return finish_split_table(df, feature_names, chosen)
