@@ -14,23 +14,27 @@ import teachgbt as tg
 xgb = pytest.importorskip("xgboost")
 datasets = pytest.importorskip("sklearn.datasets")
 import xgb_compare  # noqa: E402
-from xgb_compare import compare_tree, xgb_trees  # noqa: E402
+from xgb_compare import compare_tree, pair_cases, resolve_case, xgb_trees  # noqa: E402
 
 N_ROUNDS = 8
+# the pairwise grid: small data and few rounds, so that its many cases stay quick
+PAIR_ROWS, PAIR_ROUNDS = 200, 4
+# relative to the margin: both sides hold margins in float32
+MARGIN_TOL = 1e-5
 
 
 def xgb_params(p, objective):
     return xgb_compare.xgb_params(p, objective, "exact")
 
 
-def run_both(X, y, p, classifier, sample_weight=None):
+def run_both(X, y, p, classifier, sample_weight=None, n_rounds=N_ROUNDS):
     est = (tg.BoostingClassifier if classifier else tg.BoostingRegressor)(
-        n_estimators=N_ROUNDS, **p
+        n_estimators=n_rounds, **p
     )
     est.fit(X, y, sample_weight=sample_weight)
     objective = "binary:logistic" if classifier else "reg:squarederror"
     dtrain = xgb.DMatrix(X, label=y, weight=sample_weight, missing=np.nan)
-    booster = xgb.train(xgb_params(p, objective), dtrain, N_ROUNDS)
+    booster = xgb.train(xgb_params(p, objective), dtrain, n_rounds)
     return est, booster
 
 
@@ -39,7 +43,7 @@ def assert_same(est, booster, X):
     ours = est.decision_function(X)
     # both sides hold margins in float32: allow a few float32 steps of large margins
     gap = np.max(np.abs(ours - theirs) / np.maximum(1.0, np.abs(theirs)))
-    assert gap < 1e-5, f"margins differ by {gap}"
+    assert gap < MARGIN_TOL, f"margins differ by {gap}"
     for t, (tree, dump) in enumerate(zip(est.trees_, xgb_trees(booster)), 1):
         diffs = compare_tree(tree, dump, X=X)
         assert not diffs, f"tree {t}: {diffs[:3]}"
@@ -113,6 +117,30 @@ def test_ties_and_missing_regressor(seed):
     for p in GRID[:3]:
         est, booster = run_both(X, target, p, classifier=False)
         assert_same(est, booster, X)
+
+
+EXACT_PAIRS = [
+    "max_depth",
+    "reg_lambda",
+    "reg_alpha",
+    "gamma",
+    "min_child_weight",
+    "max_delta_step",
+    "learning_rate",
+    "sample_weight",
+    "base_score",
+]
+
+
+@pytest.mark.parametrize("classifier", [True, False], ids=["clf", "reg"])
+@pytest.mark.parametrize("case", pair_cases(EXACT_PAIRS))
+def test_parameter_pairs_match_xgboost_exact(case, classifier):
+    """Every pair of parameters, two values each, on ties and missing values."""
+    X, y, logit = ties_and_nan(seed=21, n=PAIR_ROWS, d=5)
+    p, sample_weight = resolve_case(case, classifier, len(X))
+    target = y if classifier else logit
+    est, booster = run_both(X, target, p, classifier, sample_weight, n_rounds=PAIR_ROUNDS)
+    assert_same(est, booster, X)
 
 
 def test_sample_weight_and_max_delta_step():

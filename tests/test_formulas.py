@@ -175,7 +175,7 @@ def test_grow_params_twin_is_formulas(kw):
     np.testing.assert_array_equal(p64.side_score(G, H), formulas.leaf_score(G, H, **kw))
     np.testing.assert_array_equal(p64.leaf_weight(G, H), formulas.leaf_weight(G, H, **kw))
     p32 = GrowParams(**kw, float32=True)
-    kw32 = p32.formula_params()  # XGBoost's parameters are float32
+    kw32 = p32.formula_params  # XGBoost's parameters are float32
     gap = np.abs(p32.side_score(G, H) - formulas.leaf_score(G, H, **kw32))
     assert np.all(gap <= F32_STEPS * score_scale(G, H, kw32))
     np.testing.assert_array_equal(
@@ -197,6 +197,6 @@ def test_compiled_twins_are_formulas(kw):
     s64 = [kernels.side_score64(a, b, *args) for a, b in zip(G, H)]
     np.testing.assert_array_equal(s64, formulas.leaf_score(G, H, **kw))
     p32 = GrowParams(**kw, float32=True)
-    args32 = tuple(p32.formula_params().values())
+    args32 = tuple(p32.formula_params.values())
     s32 = np.array([kernels.side_score32(a, b, *args32) for a, b in zip(G, H)], dtype=np.float32)
     np.testing.assert_array_equal(s32, p32.side_score(G, H))

@@ -19,9 +19,12 @@ from teachgbt.engine.grow import GrowParams
 
 xgb = pytest.importorskip("xgboost")
 import xgb_compare  # noqa: E402
-from xgb_compare import compare_tree, xgb_trees  # noqa: E402
+from xgb_compare import PAIR_VALUES, compare_tree, pair_cases, resolve_case, xgb_trees  # noqa: E402
 
 N_ROUNDS = 8
+# the pairwise grid: small data and few rounds, so that its many cases stay quick
+PAIR_ROWS, PAIR_ROUNDS = 200, 4
+MARGIN_TOL = 1e-5
 
 try:
     import numba  # noqa: F401
@@ -55,23 +58,24 @@ def xgb_params(p, objective):
     return xgb_compare.xgb_params(p, objective, "hist")
 
 
-def run_both(X, y, p, classifier, sample_weight=None):
+def run_both(X, y, p, classifier, sample_weight=None, n_rounds=N_ROUNDS):
     est = (tg.BoostingClassifier if classifier else tg.BoostingRegressor)(
-        tree_method="hist", n_estimators=N_ROUNDS, **p
+        tree_method="hist", n_estimators=n_rounds, **p
     )
     est.fit(X, y, sample_weight=sample_weight)
     objective = "binary:logistic" if classifier else "reg:squarederror"
     dtrain = xgb.DMatrix(X, label=y, weight=sample_weight, missing=np.nan)
-    booster = xgb.train(xgb_params(p, objective), dtrain, N_ROUNDS)
+    booster = xgb.train(xgb_params(p, objective), dtrain, n_rounds)
     return est, booster
 
 
 def assert_same(est, booster, X):
-    """Margins within 1e-5 and the same splits, thresholds, default directions and leaves."""
+    """Margins within 1e-5 (relative to large margins: both sides hold them in float32) and
+    the same splits, thresholds, default directions and leaves."""
     theirs = booster.predict(xgb.DMatrix(X, missing=np.nan), output_margin=True)
     ours = est.decision_function(X)
-    gap = np.max(np.abs(ours - theirs))
-    assert gap < 1e-5, f"margins differ by {gap}"
+    gap = np.max(np.abs(ours - theirs) / np.maximum(1.0, np.abs(theirs)))
+    assert gap < MARGIN_TOL, f"margins differ by {gap}"
     for t, (tree, dump) in enumerate(zip(est.trees_, xgb_trees(booster)), 1):
         diffs = compare_tree(tree, dump)
         assert not diffs, f"tree {t}: {diffs[:3]}"
@@ -109,6 +113,18 @@ def test_classifier_matches_xgboost_hist(p, nan):
 def test_regressor_matches_xgboost_hist(p, nan):
     X, _, logit = few_values(seed=2, nan=nan)
     est, booster = run_both(X, logit, p, classifier=False)
+    assert_same(est, booster, X)
+
+
+@pytest.mark.parametrize("classifier", [True, False], ids=["clf", "reg"])
+@pytest.mark.parametrize("case", pair_cases(list(PAIR_VALUES)))
+def test_parameter_pairs_match_xgboost_hist(case, classifier):
+    """Every pair of parameters, two values each, on ties and 20 % missing values; every
+    feature has 6 distinct values (<= max_bin), so both libraries cut at each of them."""
+    X, y, logit = few_values(seed=21, n=PAIR_ROWS, d=5, nan=0.2)
+    p, sample_weight = resolve_case(case, classifier, len(X))
+    target = y if classifier else logit
+    est, booster = run_both(X, target, p, classifier, sample_weight, n_rounds=PAIR_ROUNDS)
     assert_same(est, booster, X)
 
 

@@ -277,7 +277,7 @@ class ExactSplitter:
 
     def _valid(self, part, H_cover):
         """Candidates that exist (G_L not NaN) and give both children enough cover."""
-        mcw = self.p.formula_params()["min_child_weight"]
+        mcw = self.p.formula_params["min_child_weight"]
         return (~np.isnan(part.G_L)) & (part.C_L >= mcw) & (H_cover - part.C_L >= mcw)
 
     def find_split(self, nd, G, H):
@@ -285,7 +285,7 @@ class ExactSplitter:
         if nd.idx.shape[1] < 2:
             return None
         H_cover = H if self.h_cover is None else self.cover_sum(nd)
-        kw = self.p.formula_params()
+        kw = self.p.formula_params
         # the leaf we keep without splitting (a node lighter than min_child_weight has
         # no valid candidate, whatever its score)
         root64 = formulas.leaf_score(G, H, **kw)

@@ -16,6 +16,7 @@ decides which node to split next and when to stop, as XGBoost does:
 
 from __future__ import annotations
 
+import functools
 import heapq
 from dataclasses import dataclass
 
@@ -44,6 +45,7 @@ class GrowParams:
     # smallest loss_chg worth a split
     min_split_loss_eps: float = KRT_EPS
 
+    @functools.cached_property
     def formula_params(self):
         """λ, α, max_delta_step and min_child_weight as keywords for ``formulas``.
 
@@ -57,7 +59,7 @@ class GrowParams:
 
     def leaf_weight(self, G, H):
         """w* = −G/(H+λ) (``formulas.leaf_weight``), stored in float32 as XGBoost stores it."""
-        w = formulas.leaf_weight(G, H, **self.formula_params())
+        w = formulas.leaf_weight(G, H, **self.formula_params)
         if self.float32:
             w = np.float32(w)
         return float(w) if np.ndim(w) == 0 else w
@@ -73,7 +75,7 @@ class GrowParams:
         it XGBoost's way makes it fall the same way. ``tests/test_formulas.py``
         checks this twin against ``formulas.leaf_score``.
         """
-        kw = self.formula_params()
+        kw = self.formula_params
         if not self.float32:
             return np.asarray(formulas.leaf_score(G, H, **kw))
         f32 = np.float32
@@ -91,7 +93,7 @@ class GrowParams:
 
     def loss_chg(self, G_L, H_L, G_R, H_R):
         """XGBoost's loss_chg of splits, in float64 (``formulas.loss_chg``)."""
-        return formulas.loss_chg(G_L, H_L, G_R, H_R, **self.formula_params())
+        return formulas.loss_chg(G_L, H_L, G_R, H_R, **self.formula_params)
 
     def gain(self, loss_chg):
         """Seed 000's gain for this model's gamma, ½(loss_chg − gamma): the one place every

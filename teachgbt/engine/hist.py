@@ -418,7 +418,7 @@ class HistSplitter:
         Cb = hist[:, :K, 2] if self.has_cover else Hb
         in_range = np.arange(K)[None, :] < data.n_bins[f][:, None]
         root = self._root_score(G, H)
-        mcw = p.formula_params()["min_child_weight"]
+        mcw = p.formula_params["min_child_weight"]
 
         # The cumsum scan, forward: G_L, H_L of "bins 0..b left" for every boundary b
         fGL, fHL = np.cumsum(Gb, axis=1), np.cumsum(Hb, axis=1)
@@ -491,7 +491,7 @@ class HistSplitter:
 
     def _find_split_numba(self, nd, G, H, C):
         p, data = self.p, self.data
-        kw = p.formula_params()
+        kw = p.formula_params
         r, q, lc, G_L, H_L = self.kernels.best_split(
             nd.hist,
             nd.n_missing,
