@@ -29,6 +29,7 @@ MARGIN_TOL = 1e-5
 # 0 prunes nothing; the larger ones prune most splits of these data
 GAMMAS = [0.0, 0.5, 2.0, 4.0]
 SETTINGS = [("exact", "post"), ("exact", "pre"), ("hist", "pre")]
+SETTING_IDS = [f"{method}-{pruning}" for method, pruning in SETTINGS]
 
 
 def data(seed=3, n=300, d=5):
@@ -56,7 +57,7 @@ def splits_of(tree):
 
 @pytest.mark.parametrize("classifier", [True, False], ids=["clf", "reg"])
 @pytest.mark.parametrize("gamma", GAMMAS)
-@pytest.mark.parametrize("tree_method,pruning", SETTINGS, ids=[f"{m}-{p}" for m, p in SETTINGS])
+@pytest.mark.parametrize("tree_method,pruning", SETTINGS, ids=SETTING_IDS)
 def test_gain_sign_is_what_gamma_decided(tree_method, pruning, gamma, classifier):
     est, X, target = fit(tree_method, pruning, gamma, classifier)
     for tree in est.trees_:
@@ -73,10 +74,10 @@ def test_gain_sign_is_what_gamma_decided(tree_method, pruning, gamma, classifier
 
     # the trees are XGBoost's: exact post-prunes as XGBoost exact, hist pre-stops as XGBoost hist
     if (tree_method, pruning) in (("exact", "post"), ("hist", "pre")):
-        p = dict(gamma=gamma, max_depth=4)
+        params = dict(gamma=gamma, max_depth=4)
         objective = "binary:logistic" if classifier else "reg:squarederror"
         booster = xgb.train(
-            xgb_compare.xgb_params(p, objective, tree_method),
+            xgb_compare.xgb_params(params, objective, tree_method),
             xgb.DMatrix(X, label=target, missing=np.nan),
             N_ROUNDS,
         )
@@ -87,17 +88,17 @@ def test_gain_sign_is_what_gamma_decided(tree_method, pruning, gamma, classifier
             assert not compare_tree(tree, dump, X=X if tree_method == "exact" else None)
 
 
-@pytest.mark.parametrize("tree_method,pruning", SETTINGS, ids=[f"{m}-{p}" for m, p in SETTINGS])
+@pytest.mark.parametrize("tree_method,pruning", SETTINGS, ids=SETTING_IDS)
 def test_candidate_tables_use_the_same_gain(tree_method, pruning):
     """splits(t, node): seed 000's gain with γ = gamma / 2, the chosen row the node's gain."""
     gamma = 2.0
     est, _, _ = fit(tree_method, pruning, gamma, classifier=True)
-    p = est.params_
+    params = est.params_
     for t, tree in enumerate(est.trees_, 1):
         for node in splits_of(tree)[:3]:
             table = est.trace_.splits(t, int(node))
             by_hand = formulas.split_gain(
-                table["G_L"], table["H_L"], table["G_R"], table["H_R"], p.reg_lambda, gamma / 2
+                table["G_L"], table["H_L"], table["G_R"], table["H_R"], params.reg_lambda, gamma / 2
             )
             np.testing.assert_allclose(table["gain"], by_hand, rtol=1e-9, atol=1e-9)
             chosen = table.loc[table["chosen"], "gain"].iloc[0]

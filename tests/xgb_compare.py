@@ -7,28 +7,28 @@ import numpy as np
 import pytest
 
 
-def xgb_params(p, objective, tree_method):
-    """XGBoost's native parameters for teachgbt estimator parameters ``p``."""
+def xgb_params(params, objective, tree_method):
+    """XGBoost's native parameters for teachgbt estimator parameters ``params``."""
     out = {
         "objective": objective,
         "tree_method": tree_method,
-        "max_depth": p.get("max_depth", 6),
-        "eta": p.get("learning_rate", 0.3),
-        "lambda": p.get("reg_lambda", 1.0),
-        "alpha": p.get("reg_alpha", 0.0),
-        "gamma": p.get("gamma", 0.0),
-        "min_child_weight": p.get("min_child_weight", 1.0),
-        "max_delta_step": p.get("max_delta_step", 0.0),
-        "max_bin": p.get("max_bin", 256),
+        "max_depth": params.get("max_depth", 6),
+        "eta": params.get("learning_rate", 0.3),
+        "lambda": params.get("reg_lambda", 1.0),
+        "alpha": params.get("reg_alpha", 0.0),
+        "gamma": params.get("gamma", 0.0),
+        "min_child_weight": params.get("min_child_weight", 1.0),
+        "max_delta_step": params.get("max_delta_step", 0.0),
+        "max_bin": params.get("max_bin", 256),
         "nthread": 1,
     }
-    if p.get("base_score") is not None:
-        out["base_score"] = p["base_score"]
-    if p.get("max_leaves"):
+    if params.get("base_score") is not None:
+        out["base_score"] = params["base_score"]
+    if params.get("max_leaves"):
         out.update(
             grow_policy="lossguide",
-            max_leaves=p["max_leaves"],
-            max_depth=p.get("max_depth", 6) or 0,
+            max_leaves=params["max_leaves"],
+            max_depth=params.get("max_depth", 6) or 0,
         )
     return out
 
@@ -131,14 +131,14 @@ def pair_cases(names):
 
 def resolve_case(case, classifier, n_rows, seed=0):
     """Estimator parameters and sample weights (or None) for one case of ``pair_cases``."""
-    p = dict(case)
-    kind = p.pop("sample_weight", None)
+    params = dict(case)
+    kind = params.pop("sample_weight", None)
     rng = np.random.default_rng(seed)
     sample_weight = {
         None: None,
         "uniform": rng.uniform(0.2, 3.0, n_rows),
         "integer": rng.integers(1, 4, n_rows).astype(float),
     }[kind]
-    if "base_score" in p:
-        p["base_score"] = BASE_SCORES[classifier][p["base_score"]]
-    return p, sample_weight
+    if "base_score" in params:
+        params["base_score"] = BASE_SCORES[classifier][params["base_score"]]
+    return params, sample_weight

@@ -117,7 +117,7 @@ class ExactSplitter:
         self.g = np.asarray(g)
         self.h = np.asarray(h)
         self.h_cover = None if h_cover is None else np.asarray(h_cover)
-        self.p = params
+        self.params = params
         self.rows = rows  # None: every row; else sorted int array of sampled rows
         self.features = (
             np.arange(cols.n_features) if features is None else np.sort(np.asarray(features))
@@ -277,7 +277,7 @@ class ExactSplitter:
 
     def _valid(self, part, H_cover):
         """Candidates that exist (G_L not NaN) and give both children enough cover."""
-        mcw = self.p.formula_params["min_child_weight"]
+        mcw = self.params.formula_params["min_child_weight"]
         return (~np.isnan(part.G_L)) & (part.C_L >= mcw) & (H_cover - part.C_L >= mcw)
 
     def find_split(self, nd, G, H):
@@ -285,7 +285,7 @@ class ExactSplitter:
         if nd.idx.shape[1] < 2:
             return None
         H_cover = H if self.h_cover is None else self.cover_sum(nd)
-        kw = self.p.formula_params
+        kw = self.params.formula_params
         # the leaf we keep without splitting (a node lighter than min_child_weight has
         # no valid candidate, whatever its score)
         root64 = formulas.leaf_score(G, H, **kw)
@@ -348,7 +348,7 @@ class ExactSplitter:
     def _loss32(self, G_L, H_L, G, H):
         """loss_chg as XGBoost computes it: side scores (``GrowParams.side_score``) added
         and the parent's subtracted, in float32 when ``float32``."""
-        side_score = self.p.side_score
+        side_score = self.params.side_score
         root = side_score(np.float64(G), np.float64(H))
         return (side_score(G_L, H_L) + side_score(G - G_L, H - H_L)) - root
 
@@ -361,17 +361,19 @@ class ExactSplitter:
         (into leaves of equal weight); teachgbt checks the gain in float64 and
         keeps such a node a leaf. Predictions are the same either way.
         """
-        exact = self.p.loss_chg(G_L, H_L, G - G_L, H - H_L)
-        return exact > self.p.min_split_loss_eps
+        exact = self.params.loss_chg(G_L, H_L, G - G_L, H - H_L)
+        return exact > self.params.min_split_loss_eps
 
     def _candidate(self, feature, threshold, default_left, G_L, H_L, G, H, lc):
         G_R, H_R = G - G_L, H - H_L
         lc = float(lc)
-        return Candidate(feature, threshold, default_left, G_L, H_L, G_R, H_R, lc, self.p.gain(lc))
+        return Candidate(
+            feature, threshold, default_left, G_L, H_L, G_R, H_R, lc, self.params.gain(lc)
+        )
 
     def candidates(self, nd, G, H, feature_names=None, chosen=None):
         """Every candidate evaluated at a node, as the ``splits(t, node)`` table, in scan order."""
-        p = self.p
+        params = self.params
         H_cover = H if self.h_cover is None else self.cover_sum(nd)
         recs = []
         for js in self._blocks(nd):
@@ -392,7 +394,7 @@ class ExactSplitter:
         df = df.sort_values(["feature", "_phase", "_pos"], kind="stable").reset_index(drop=True)
         df["G_R"] = G - df["G_L"]
         df["H_R"] = H - df["H_L"]
-        df["gain"] = p.gain(p.loss_chg(
+        df["gain"] = params.gain(params.loss_chg(
             df["G_L"].to_numpy(), df["H_L"].to_numpy(), df["G_R"].to_numpy(), df["H_R"].to_numpy()
         ))  # fmt: skip
         return finish_split_table(df, feature_names, chosen)

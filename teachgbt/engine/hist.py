@@ -121,7 +121,7 @@ class HistSplitter:
 
     def __init__(self, data, g, h, params, rows=None, features=None, h_cover=None):
         self.data = data
-        self.p = params
+        self.params = params
         self.rows = None if rows is None else np.sort(np.asarray(rows, dtype=np.intp))
         self.features = (
             np.arange(data.n_features, dtype=np.intp)
@@ -213,9 +213,9 @@ class HistSplitter:
             return
         pending, self._pending = self._pending, []
         # nodes of one depth share their (order, stats) arrays: one sweep per pair
-        for order in {id(p[0].order): p[0].order for p in pending}.values():
-            pend = [p for p in pending if p[0].order is order]
-            small = [p[0] for p in pend]
+        for order in {id(e[0].order): e[0].order for e in pending}.values():
+            pend = [e for e in pending if e[0].order is order]
+            small = [e[0] for e in pend]
             hist, n_missing = self._histograms(
                 order, small[0].stats, [c.start for c in small], [c.stop for c in small]
             )
@@ -270,8 +270,8 @@ class HistSplitter:
     def _root_score(self, G, H):
         """The score of the node left unsplit (a node lighter than min_child_weight has no
         valid candidate, whatever its score)."""
-        s = self.p.side_score(G, H)
-        return F32(s) if self.p.float32 else float(s)
+        s = self.params.side_score(G, H)
+        return F32(s) if self.params.float32 else float(s)
 
     def _scan(self, nd, js, G, H, C):
         """Every candidate split of the used features ``js`` of one node.
@@ -282,7 +282,7 @@ class HistSplitter:
         missing values left, i = K−1, K−2, ..., 0). Invalid candidates have
         loss −inf.
         """
-        data, p = self.data, self.p
+        data, params = self.data, self.params
         K = data.missing_code
         f = self.features[js]
         hist = nd.hist[js]
@@ -290,7 +290,7 @@ class HistSplitter:
         Cb = hist[:, :K, 2] if self.has_cover else Hb
         in_range = np.arange(K)[None, :] < data.n_bins[f][:, None]
         root = self._root_score(G, H)
-        mcw = p.formula_params["min_child_weight"]
+        mcw = params.formula_params["min_child_weight"]
 
         # The cumsum scan, forward: G_L, H_L of "bins 0..b left" for every boundary b
         fGL, fHL = np.cumsum(Gb, axis=1), np.cumsum(Hb, axis=1)
@@ -319,7 +319,7 @@ class HistSplitter:
     def _loss(self, G_L, H_L, G_R, H_R, ok, root):
         """loss_chg = score(L) + score(R) − score(parent), −inf where the split is not allowed."""
         with np.errstate(invalid="ignore", over="ignore"):
-            loss = (self.p.side_score(G_L, H_L) + self.p.side_score(G_R, H_R)) - root
+            loss = (self.params.side_score(G_L, H_L) + self.params.side_score(G_R, H_R)) - root
         return np.where(ok & ~np.isnan(loss), loss, -np.inf)
 
     def _blocks(self):
@@ -358,12 +358,12 @@ class HistSplitter:
             return None
         feature, threshold, default_left, G_L, H_L, lc = best
         G_R, H_R = G - G_L, H - H_L
-        gain = self.p.gain(lc)
+        gain = self.params.gain(lc)
         return Candidate(feature, threshold, bool(default_left), G_L, H_L, G_R, H_R, lc, gain)
 
     def _find_split_numba(self, nd, G, H, C):
-        p, data = self.p, self.data
-        kw = p.formula_params
+        params, data = self.params, self.data
+        kw = params.formula_params
         r, q, lc, G_L, H_L = self.kernels.best_split(
             nd.hist,
             nd.n_missing,
@@ -376,7 +376,7 @@ class HistSplitter:
             kw["reg_alpha"],
             kw["max_delta_step"],
             kw["min_child_weight"],
-            p.float32,
+            params.float32,
             self.has_cover,
         )
         if r < 0:
@@ -393,7 +393,7 @@ class HistSplitter:
     def candidates(self, nd, G, H, feature_names=None, chosen=None):
         """The candidates evaluated at a node (bin boundaries, both directions of the missing
         values), one per distinct partition of its rows, as the ``splits(t, node)`` table."""
-        p = self.p
+        params = self.params
         self._ensure_histogram(nd)
         C = nd.sums[-1] if self.has_cover else H
         K = self.data.missing_code
@@ -424,6 +424,6 @@ class HistSplitter:
         both_sides = (df["H_L"] > tiny) & (df["H_R"] > tiny)
         repeat = df.duplicated(subset=["feature", "default_left", "G_L", "H_L"], keep="first")
         df = df[both_sides & ~repeat].reset_index(drop=True)
-        lc = p.loss_chg(*(df[k].to_numpy() for k in ("G_L", "H_L", "G_R", "H_R")))
-        df["gain"] = np.asarray(p.gain(lc), dtype=np.float64).reshape(-1)
+        lc = params.loss_chg(*(df[k].to_numpy() for k in ("G_L", "H_L", "G_R", "H_R")))
+        df["gain"] = np.asarray(params.gain(lc), dtype=np.float64).reshape(-1)
         return finish_split_table(df, feature_names, chosen)
