@@ -118,8 +118,8 @@ class Candidate:
     H_L: float
     G_R: float
     H_R: float
-    loss_chg: float
-    gain: float
+    loss_chg: float  # XGBoost's, no ½, no γ: what gamma is compared with
+    gain: float  # seed 000's for the model's gamma, ½(loss_chg − gamma) (GrowParams.gain)
 
 
 def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None):
