@@ -1,8 +1,9 @@
 """The tutorial's equations, one function each, in the tutorial's names.
 
-Every trainer in teachgbt computes leaf weights and split gains with these
-functions (the histogram trainer with vectorized twins that the tests check
-against them), so this file is the single home of the math.
+Every trainer in teachgbt computes leaf weights, leaf scores and split gains
+with these functions (the histogram trainer and XGBoost's float32 arithmetic
+with vectorized and compiled twins that the tests check against them), so
+this file is the single home of the math.
 
 Names follow seed 000 (XGBoost's "Introduction to Boosted Trees"):
 
@@ -11,6 +12,18 @@ Names follow seed 000 (XGBoost's "Introduction to Boosted Trees"):
     reg_lambda    λ, the L2 penalty on leaf weights
     reg_alpha     α, the L1 penalty on leaf weights (XGBoost's extension)
     gamma         γ, the price of one more leaf
+
+γ here is seed 000's: ``split_gain`` is ½[…] − γ. The estimators' ``gamma``
+is XGBoost's (a split stays when ``loss_chg`` ≥ gamma, no ½), so seed 000's
+γ is ``gamma / 2``, and the gain a trained tree records is
+``tree_gain(loss_chg, gamma)`` = ½(loss_chg − gamma). Seed 002 writes the
+square loss as (y − ŷ)², which doubles g, h and λ: its ½[…] is ``loss_chg``
+and its γ is the estimators' ``gamma``.
+
+Where XGBoost's arithmetic differs from the clean math (the leaf score once
+``max_delta_step`` is set, a leaf lighter than ``min_child_weight``), these
+functions follow XGBoost 3.2 (``src/tree/param.h``, ``split_evaluator.h``),
+because the trees must match it; each docstring says where.
 
 All functions accept scalars or numpy arrays.
 """
@@ -25,6 +38,7 @@ __all__ = [
     "leaf_score",
     "split_gain",
     "loss_chg",
+    "tree_gain",
     "structure_score",
 ]
 
@@ -45,57 +59,62 @@ def _scalar(x):
     return float(x) if np.ndim(x) == 0 else x
 
 
-def leaf_weight(G, H, reg_lambda=1.0, reg_alpha=0.0, max_delta_step=0.0):
+def leaf_weight(G, H, reg_lambda=1.0, reg_alpha=0.0, max_delta_step=0.0, min_child_weight=0.0):
     """Optimal leaf weight  w* = −G / (H + λ)   (seed 000, "The Structure Score").
 
     With ``reg_alpha`` the gradient sum is soft-thresholded first; with
-    ``max_delta_step`` > 0 the weight is clipped to ±max_delta_step, as in
-    XGBoost. A leaf with no hessian (H + λ = 0) gets weight 0.
+    ``max_delta_step`` > 0 the weight is clipped to ±max_delta_step. As in
+    XGBoost, a leaf with H ≤ 0 or H < ``min_child_weight`` gets weight 0.
     """
     G = soft_threshold(G, reg_alpha)
     H = np.asarray(H, dtype=np.float64)
-    denom = H + reg_lambda
+    heavy = (H > 0) & (H >= min_child_weight)
     with np.errstate(divide="ignore", invalid="ignore"):
-        w = np.where(denom > 0, -G / np.where(denom > 0, denom, 1.0), 0.0)
-    if max_delta_step and max_delta_step > 0:
+        w = np.where(heavy, -G / (H + reg_lambda), 0.0)
+    if max_delta_step > 0:
         w = np.clip(w, -max_delta_step, max_delta_step)
     return _scalar(w + 0.0)  # + 0.0 turns −0.0 (from G = 0) into 0.0 for display
 
 
-def leaf_score(G, H, reg_lambda=1.0, reg_alpha=0.0, max_delta_step=0.0):
+def leaf_score(G, H, reg_lambda=1.0, reg_alpha=0.0, max_delta_step=0.0, min_child_weight=0.0):
     """How much one leaf lowers the objective, doubled:  G² / (H + λ).
 
     This is the "score" of a leaf that the gain formula adds and subtracts:
-    the objective of a leaf at its best weight is −½·G²/(H + λ) (seed 000).
-    With ``max_delta_step`` the weight is clipped and the score becomes
-    −(2·G·w + (H + λ)·w²) at that clipped w, as XGBoost computes it.
-    A leaf with H ≤ 0 scores 0.
+    the objective of a leaf at its best weight is −½·G²/(H + λ) (seed 000);
+    with ``reg_alpha`` G is soft-thresholded first. A leaf with H ≤ 0 scores 0.
+    With ``max_delta_step`` > 0 the score is −(2·G·w + (H+λ)·w²) at the clipped
+    ``leaf_weight`` w, and XGBoost leaves the L1 term out of it (α enters only
+    through w), so with ``reg_alpha`` this score is not the objective's drop.
     """
     H = np.asarray(H, dtype=np.float64)
-    denom = H + reg_lambda
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if max_delta_step and max_delta_step > 0:
-            w = np.asarray(leaf_weight(G, H, reg_lambda, reg_alpha, max_delta_step))
-            s = -(2.0 * np.asarray(G, dtype=np.float64) * w + denom * w * w)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if max_delta_step > 0:
+            w = np.asarray(
+                leaf_weight(G, H, reg_lambda, reg_alpha, max_delta_step, min_child_weight)
+            )
+            G = np.asarray(G, dtype=np.float64)
+            s = -(2.0 * G * w + (H + reg_lambda) * (w * w))
         else:
             Gt = soft_threshold(G, reg_alpha)
-            s = Gt * Gt / denom
-    empty = H <= 0
-    if np.ndim(s) == 0:
-        return 0.0 if empty else float(s)
-    if empty.any():
-        s = np.where(empty, 0.0, s)
-    return s
+            s = Gt * Gt / (H + reg_lambda)
+    return _scalar(np.where(H > 0, s, 0.0))
 
 
-def loss_chg(G_L, H_L, G_R, H_R, reg_lambda=1.0, reg_alpha=0.0, max_delta_step=0.0):
+def loss_chg(
+    G_L, H_L, G_R, H_R, reg_lambda=1.0, reg_alpha=0.0, max_delta_step=0.0, min_child_weight=0.0
+):
     """The loss reduction XGBoost reports for a split (its ``gain`` in a dump):
 
         loss_chg = G_L²/(H_L+λ) + G_R²/(H_R+λ) − (G_L+G_R)²/(H_L+H_R+λ)
 
-    i.e. the tutorial's bracket without the ½ and without γ.
+    i.e. the tutorial's bracket without the ½ and without γ (each term a ``leaf_score``).
     """
-    kw = dict(reg_lambda=reg_lambda, reg_alpha=reg_alpha, max_delta_step=max_delta_step)
+    kw = dict(
+        reg_lambda=reg_lambda,
+        reg_alpha=reg_alpha,
+        max_delta_step=max_delta_step,
+        min_child_weight=min_child_weight,
+    )
     G_L = np.asarray(G_L, dtype=np.float64)
     G_R = np.asarray(G_R, dtype=np.float64)
     H_L = np.asarray(H_L, dtype=np.float64)
@@ -104,7 +123,17 @@ def loss_chg(G_L, H_L, G_R, H_R, reg_lambda=1.0, reg_alpha=0.0, max_delta_step=0
     return _scalar(leaf_score(G_L, H_L, **kw) + leaf_score(G_R, H_R, **kw) - parent)
 
 
-def split_gain(G_L, H_L, G_R, H_R, reg_lambda=1.0, gamma=0.0, reg_alpha=0.0, max_delta_step=0.0):
+def split_gain(
+    G_L,
+    H_L,
+    G_R,
+    H_R,
+    reg_lambda=1.0,
+    gamma=0.0,
+    reg_alpha=0.0,
+    max_delta_step=0.0,
+    min_child_weight=0.0,
+):
     """The gain of a split, seed 000 ("Learn the tree structure"):
 
         Gain = ½ [ G_L²/(H_L+λ) + G_R²/(H_R+λ) − (G_L+G_R)²/(H_L+H_R+λ) ] − γ
@@ -112,15 +141,23 @@ def split_gain(G_L, H_L, G_R, H_R, reg_lambda=1.0, gamma=0.0, reg_alpha=0.0, max
     the score of the new left leaf, plus the new right leaf, minus the leaf we
     would keep without splitting, less the price γ of the extra leaf.
 
-    Note on γ: XGBoost decides whether to keep a split by comparing γ with
-    ``loss_chg`` (the bracket, without the ½), not by the sign of this gain.
-    teachgbt's trainers follow XGBoost so that their trees match it; see
-    :func:`loss_chg`.
+    γ is seed 000's. For a model's ``gamma`` (XGBoost's, compared with
+    ``loss_chg``, no ½) pass ``gamma / 2``: the gain is then ½(loss_chg − gamma),
+    the ``gain`` a trained tree records (see :func:`tree_gain`).
     """
-    half = 0.5 * np.asarray(
-        loss_chg(G_L, H_L, G_R, H_R, reg_lambda, reg_alpha, max_delta_step), dtype=np.float64
-    )
-    return _scalar(half - gamma)
+    bracket = loss_chg(G_L, H_L, G_R, H_R, reg_lambda, reg_alpha, max_delta_step, min_child_weight)
+    return _scalar(0.5 * np.asarray(bracket, dtype=np.float64) - gamma)
+
+
+def tree_gain(loss_chg, gamma):
+    """Seed 000's gain of a split with XGBoost's ``loss_chg``, for the model's ``gamma``:
+
+        Gain = ½ (loss_chg − gamma)
+
+    (seed 000's γ is ``gamma / 2``). Its sign is what ``gamma`` decides: a split
+    stays when loss_chg ≥ gamma, that is when Gain ≥ 0.
+    """
+    return _scalar(0.5 * (np.asarray(loss_chg, dtype=np.float64) - gamma))
 
 
 def structure_score(G, H, reg_lambda=1.0, gamma=0.0, reg_alpha=0.0):
@@ -129,7 +166,8 @@ def structure_score(G, H, reg_lambda=1.0, gamma=0.0, reg_alpha=0.0):
         Obj* = −½ Σ_j G_j² / (H_j + λ) + γ·T
 
     G and H hold one entry per leaf; T is the number of leaves. The smaller
-    the score, the better the tree structure.
+    the score, the better the tree structure. γ is seed 000's (a model's
+    ``gamma`` / 2; see the module docstring).
     """
     G = np.atleast_1d(np.asarray(G, dtype=np.float64))
     H = np.atleast_1d(np.asarray(H, dtype=np.float64))

@@ -14,23 +14,27 @@ import teachgbt as tg
 xgb = pytest.importorskip("xgboost")
 datasets = pytest.importorskip("sklearn.datasets")
 import xgb_compare  # noqa: E402
-from xgb_compare import compare_tree, xgb_trees  # noqa: E402
+from xgb_compare import compare_tree, pair_cases, resolve_case, xgb_trees  # noqa: E402
 
 N_ROUNDS = 8
+# the pairwise grid: small data and few rounds, so that its many cases stay quick
+PAIR_ROWS, PAIR_ROUNDS = 200, 4
+# relative to the margin: both sides hold margins in float32
+MARGIN_TOL = 1e-5
 
 
-def xgb_params(p, objective):
-    return xgb_compare.xgb_params(p, objective, "exact")
+def xgb_params(params, objective):
+    return xgb_compare.xgb_params(params, objective, "exact")
 
 
-def run_both(X, y, p, classifier, sample_weight=None):
+def run_both(X, y, params, classifier, sample_weight=None, n_rounds=N_ROUNDS):
     est = (tg.BoostingClassifier if classifier else tg.BoostingRegressor)(
-        n_estimators=N_ROUNDS, **p
+        n_estimators=n_rounds, **params
     )
     est.fit(X, y, sample_weight=sample_weight)
     objective = "binary:logistic" if classifier else "reg:squarederror"
     dtrain = xgb.DMatrix(X, label=y, weight=sample_weight, missing=np.nan)
-    booster = xgb.train(xgb_params(p, objective), dtrain, N_ROUNDS)
+    booster = xgb.train(xgb_params(params, objective), dtrain, n_rounds)
     return est, booster
 
 
@@ -39,7 +43,7 @@ def assert_same(est, booster, X):
     ours = est.decision_function(X)
     # both sides hold margins in float32: allow a few float32 steps of large margins
     gap = np.max(np.abs(ours - theirs) / np.maximum(1.0, np.abs(theirs)))
-    assert gap < 1e-5, f"margins differ by {gap}"
+    assert gap < MARGIN_TOL, f"margins differ by {gap}"
     for t, (tree, dump) in enumerate(zip(est.trees_, xgb_trees(booster)), 1):
         diffs = compare_tree(tree, dump, X=X)
         assert not diffs, f"tree {t}: {diffs[:3]}"
@@ -54,6 +58,10 @@ def ties_and_nan(seed=0, n=400, d=6):
     y = (logit > 0.6).astype(float)
     X[rng.random(X.shape) < 0.2] = np.nan
     return X, y, logit
+
+
+def grid_id(params):
+    return "-".join(f"{v}" for v in params.values())
 
 
 # reg_lambda > 0 throughout: with lambda = 0, every split of a node whose instances share
@@ -80,27 +88,27 @@ GRID = [
 ]
 
 
-@pytest.mark.parametrize("p", GRID, ids=lambda p: "-".join(f"{v}" for v in p.values()))
-def test_breast_cancer_classifier(p):
+@pytest.mark.parametrize("params", GRID, ids=grid_id)
+def test_breast_cancer_classifier(params):
     X, y = datasets.load_breast_cancer(return_X_y=True)
-    est, booster = run_both(X, y, p, classifier=True)
+    est, booster = run_both(X, y, params, classifier=True)
     assert_same(est, booster, X)
 
 
-@pytest.mark.parametrize("p", GRID, ids=lambda p: "-".join(f"{v}" for v in p.values()))
-def test_diabetes_regressor(p):
+@pytest.mark.parametrize("params", GRID, ids=grid_id)
+def test_diabetes_regressor(params):
     X, y = datasets.load_diabetes(return_X_y=True)
-    p = dict(p)
-    if p["base_score"] is not None:
-        p["base_score"] = 150.0
-    est, booster = run_both(X, y, p, classifier=False)
+    params = dict(params)
+    if params["base_score"] is not None:
+        params["base_score"] = 150.0
+    est, booster = run_both(X, y, params, classifier=False)
     assert_same(est, booster, X)
 
 
-@pytest.mark.parametrize("p", GRID, ids=lambda p: "-".join(f"{v}" for v in p.values()))
-def test_ties_and_missing_classifier(p):
+@pytest.mark.parametrize("params", GRID, ids=grid_id)
+def test_ties_and_missing_classifier(params):
     X, y, _ = ties_and_nan()
-    est, booster = run_both(X, y, p, classifier=True)
+    est, booster = run_both(X, y, params, classifier=True)
     assert_same(est, booster, X)
     # missing values were routed by a learned direction, both ways somewhere
     dirs = np.concatenate([t.default_left[~t.is_leaf] for t in est.trees_])
@@ -110,26 +118,50 @@ def test_ties_and_missing_classifier(p):
 @pytest.mark.parametrize("seed", [1, 2])
 def test_ties_and_missing_regressor(seed):
     X, _, target = ties_and_nan(seed)
-    for p in GRID[:3]:
-        est, booster = run_both(X, target, p, classifier=False)
+    for params in GRID[:3]:
+        est, booster = run_both(X, target, params, classifier=False)
         assert_same(est, booster, X)
+
+
+EXACT_PAIRS = [
+    "max_depth",
+    "reg_lambda",
+    "reg_alpha",
+    "gamma",
+    "min_child_weight",
+    "max_delta_step",
+    "learning_rate",
+    "sample_weight",
+    "base_score",
+]
+
+
+@pytest.mark.parametrize("classifier", [True, False], ids=["clf", "reg"])
+@pytest.mark.parametrize("case", pair_cases(EXACT_PAIRS))
+def test_parameter_pairs_match_xgboost_exact(case, classifier):
+    """Every pair of parameters, two values each, on ties and missing values."""
+    X, y, logit = ties_and_nan(seed=21, n=PAIR_ROWS, d=5)
+    params, sample_weight = resolve_case(case, classifier, len(X))
+    target = y if classifier else logit
+    est, booster = run_both(X, target, params, classifier, sample_weight, n_rounds=PAIR_ROUNDS)
+    assert_same(est, booster, X)
 
 
 def test_sample_weight_and_max_delta_step():
     X, y = datasets.load_breast_cancer(return_X_y=True)
-    w = np.random.default_rng(3).uniform(0.2, 3.0, len(y))
-    for p in (dict(max_depth=4), dict(max_depth=3, max_delta_step=0.7, reg_lambda=0.0)):
-        est, booster = run_both(X, y, p, classifier=True, sample_weight=w)
+    sample_weight = np.random.default_rng(3).uniform(0.2, 3.0, len(y))
+    for params in (dict(max_depth=4), dict(max_depth=3, max_delta_step=0.7, reg_lambda=0.0)):
+        est, booster = run_both(X, y, params, classifier=True, sample_weight=sample_weight)
         assert_same(est, booster, X)
 
 
 def test_base_score_estimated_like_xgboost():
     X, y = datasets.load_breast_cancer(return_X_y=True)
-    w = np.random.default_rng(4).uniform(0.5, 2.0, len(y))
-    est = tg.BoostingClassifier(n_estimators=1).fit(X, y, sample_weight=w)
+    sample_weight = np.random.default_rng(4).uniform(0.5, 2.0, len(y))
+    est = tg.BoostingClassifier(n_estimators=1).fit(X, y, sample_weight=sample_weight)
     booster = xgb.train(
         {"objective": "binary:logistic", "tree_method": "exact"},
-        xgb.DMatrix(X, label=y, weight=w),
+        xgb.DMatrix(X, label=y, weight=sample_weight),
         1,
     )
     import json
@@ -140,7 +172,7 @@ def test_base_score_estimated_like_xgboost():
         )
     )
     assert est.base_score_ == pytest.approx(theirs, rel=1e-6)
-    assert est.base_score_ == pytest.approx(np.average(y, weights=w))
+    assert est.base_score_ == pytest.approx(np.average(y, weights=sample_weight))
 
 
 def test_best_first_growth_matches_xgboost_lossguide():

@@ -93,3 +93,110 @@ def test_trainer_root_scan_by_hand():
     assert np.allclose(m.predict(X), [1.5, 1.5, 1.5, 7.0, 7.0])
     inst = m.trace_.instances(1)
     assert np.allclose(inst["g"], -y) and np.allclose(inst["h"], 1.0)
+
+
+def test_max_delta_step_with_reg_alpha_by_hand():
+    """XGBoost 3.2 scores a side at its clipped weight without the L1 term (formulas follows).
+
+    G = -6, H = 3, lambda = 1, alpha = 2, max_delta_step = 0.7: w = clip(4/4) = 0.7;
+    score = -(2 G w + (H + lambda) w^2) = 8.4 - 1.96 = 6.44 (with the L1 term, 2 alpha |w|
+    less: 3.64).
+    """
+    kw = dict(reg_lambda=1.0, reg_alpha=2.0, max_delta_step=0.7)
+    assert formulas.leaf_weight(-6.0, 3.0, **kw) == pytest.approx(0.7)
+    assert formulas.leaf_score(-6.0, 3.0, **kw) == pytest.approx(6.44)
+    # a weight that is not clipped (w = 1): still -(2 G w + (H + lambda) w^2) = 12 - 4 = 8,
+    # not the soft-thresholded 16/4 = 4
+    kw["max_delta_step"] = 5.0
+    assert formulas.leaf_score(-6.0, 3.0, **kw) == pytest.approx(8.0)
+    # without max_delta_step: the soft-thresholded G^2 / (H + lambda) = 16/4
+    kw["max_delta_step"] = 0.0
+    assert formulas.leaf_score(-6.0, 3.0, **kw) == pytest.approx(4.0)
+
+
+def test_min_child_weight_zeroes_a_light_leaf():
+    # H = 0.5 < min_child_weight = 1: XGBoost gives the leaf weight 0, so its clipped score is 0
+    assert formulas.leaf_weight(-6.0, 0.5, 1.0, min_child_weight=1.0) == 0.0
+    assert formulas.leaf_score(-6.0, 0.5, 1.0, max_delta_step=0.7, min_child_weight=1.0) == 0.0
+    assert formulas.leaf_weight(-6.0, 1.0, 1.0, min_child_weight=1.0) == pytest.approx(3.0)
+
+
+def test_tree_gain_is_split_gain_with_half_gamma():
+    """The trees' gain ½(loss_chg − gamma) is seed 000's gain with γ = gamma / 2."""
+    lc = formulas.loss_chg(-6, 3, -21, 2, reg_lambda=1.0)
+    for gamma in (0.0, 2.0, 34.5, 50.0):
+        assert formulas.tree_gain(lc, gamma) == pytest.approx(
+            formulas.split_gain(-6, 3, -21, 2, reg_lambda=1.0, gamma=gamma / 2)
+        )
+    assert formulas.tree_gain(lc, 50.0) < 0 < formulas.tree_gain(lc, 2.0)
+
+
+# ------------------------------------------------------------ twins of the formulas
+# Every combination of the parameters that change the leaf math, zeros included.
+TWIN_GRID = [
+    dict(reg_lambda=lam, reg_alpha=alpha, max_delta_step=mds, min_child_weight=mcw)
+    for lam in (0.0, 1.3)
+    for alpha in (0.0, 0.5)
+    for mds in (0.0, 0.7)
+    for mcw in (0.0, 1.0)
+]
+# float32 arithmetic against float64: a few rounding steps of the largest term
+F32_STEPS = 8 * float(np.finfo(np.float32).eps)
+
+
+def twin_inputs():
+    """G of both signs, zero and inside ±alpha; H zero, below and above min_child_weight."""
+    rng = np.random.default_rng(7)
+    G = np.concatenate([rng.normal(0, 10, 300), [0.0, 0.3, -0.3, 0.5, -0.5, 12.0, -12.0]])
+    H = np.concatenate([rng.uniform(0, 3, 300), [0.0, 0.5, 0.99, 1.0, 1.01, 2.0, 0.0]])
+    return G, H
+
+
+def grid_id(kw):
+    return "-".join(f"{k}={v}" for k, v in kw.items())
+
+
+def score_scale(G, H, kw):
+    """The size of the terms a side score is computed from (its float32 rounding scale)."""
+    w = np.abs(formulas.leaf_weight(G, H, **kw))
+    lam = kw["reg_lambda"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        plain = np.where(H + lam > 0, G * G / (H + lam), 0.0)
+    return np.abs(G) * w + (H + lam) * w * w + plain
+
+
+@pytest.mark.parametrize("kw", TWIN_GRID, ids=grid_id)
+def test_grow_params_twin_is_formulas(kw):
+    """GrowParams (every trainer's weights and scores) against formulas, float64 and float32."""
+    from teachgbt.engine.grow import GrowParams
+
+    G, H = twin_inputs()
+    p64 = GrowParams(**kw, float32=False)
+    np.testing.assert_array_equal(p64.side_score(G, H), formulas.leaf_score(G, H, **kw))
+    np.testing.assert_array_equal(p64.leaf_weight(G, H), formulas.leaf_weight(G, H, **kw))
+    p32 = GrowParams(**kw, float32=True)
+    kw32 = p32.formula_params  # XGBoost's parameters are float32
+    gap = np.abs(p32.side_score(G, H) - formulas.leaf_score(G, H, **kw32))
+    assert np.all(gap <= F32_STEPS * score_scale(G, H, kw32))
+    np.testing.assert_array_equal(
+        p32.leaf_weight(G, H), np.float32(formulas.leaf_weight(G, H, **kw32))
+    )
+
+
+@pytest.mark.parametrize("kw", TWIN_GRID, ids=grid_id)
+def test_compiled_twins_are_formulas(kw):
+    """The numba kernels' weight and scores: float64 equal to formulas, float32 bit for bit
+    the vectorized float32 twin (GrowParams.side_score)."""
+    kernels = pytest.importorskip("teachgbt.engine._hist_numba")
+    from teachgbt.engine.grow import GrowParams
+
+    G, H = twin_inputs()
+    args = (kw["reg_lambda"], kw["reg_alpha"], kw["max_delta_step"], kw["min_child_weight"])
+    weight = [kernels._weight(a, b, *args) for a, b in zip(G, H)]
+    np.testing.assert_array_equal(weight, formulas.leaf_weight(G, H, **kw))
+    s64 = [kernels.side_score64(a, b, *args) for a, b in zip(G, H)]
+    np.testing.assert_array_equal(s64, formulas.leaf_score(G, H, **kw))
+    p32 = GrowParams(**kw, float32=True)
+    args32 = tuple(p32.formula_params.values())
+    s32 = np.array([kernels.side_score32(a, b, *args32) for a, b in zip(G, H)], dtype=np.float32)
+    np.testing.assert_array_equal(s32, p32.side_score(G, H))

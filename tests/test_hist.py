@@ -14,15 +14,17 @@ import pytest
 
 import teachgbt as tg
 from teachgbt import _kernels as K
-from teachgbt import formulas
 from teachgbt.engine import hist as H
 from teachgbt.engine.grow import GrowParams
 
 xgb = pytest.importorskip("xgboost")
 import xgb_compare  # noqa: E402
-from xgb_compare import compare_tree, xgb_trees  # noqa: E402
+from xgb_compare import PAIR_VALUES, compare_tree, pair_cases, resolve_case, xgb_trees  # noqa: E402
 
 N_ROUNDS = 8
+# the pairwise grid: small data and few rounds, so that its many cases stay quick
+PAIR_ROWS, PAIR_ROUNDS = 200, 4
+MARGIN_TOL = 1e-5
 
 try:
     import numba  # noqa: F401
@@ -52,27 +54,28 @@ def few_values(seed=0, n=400, d=6, levels=6, nan=0.0):
 
 
 # ------------------------------------------------------------------ XGBoost parity
-def xgb_params(p, objective):
-    return xgb_compare.xgb_params(p, objective, "hist")
+def xgb_params(params, objective):
+    return xgb_compare.xgb_params(params, objective, "hist")
 
 
-def run_both(X, y, p, classifier, sample_weight=None):
+def run_both(X, y, params, classifier, sample_weight=None, n_rounds=N_ROUNDS):
     est = (tg.BoostingClassifier if classifier else tg.BoostingRegressor)(
-        tree_method="hist", n_estimators=N_ROUNDS, **p
+        tree_method="hist", n_estimators=n_rounds, **params
     )
     est.fit(X, y, sample_weight=sample_weight)
     objective = "binary:logistic" if classifier else "reg:squarederror"
     dtrain = xgb.DMatrix(X, label=y, weight=sample_weight, missing=np.nan)
-    booster = xgb.train(xgb_params(p, objective), dtrain, N_ROUNDS)
+    booster = xgb.train(xgb_params(params, objective), dtrain, n_rounds)
     return est, booster
 
 
 def assert_same(est, booster, X):
-    """Margins within 1e-5 and the same splits, thresholds, default directions and leaves."""
+    """Margins within 1e-5 (relative to large margins: both sides hold them in float32) and
+    the same splits, thresholds, default directions and leaves."""
     theirs = booster.predict(xgb.DMatrix(X, missing=np.nan), output_margin=True)
     ours = est.decision_function(X)
-    gap = np.max(np.abs(ours - theirs))
-    assert gap < 1e-5, f"margins differ by {gap}"
+    gap = np.max(np.abs(ours - theirs) / np.maximum(1.0, np.abs(theirs)))
+    assert gap < MARGIN_TOL, f"margins differ by {gap}"
     for t, (tree, dump) in enumerate(zip(est.trees_, xgb_trees(booster)), 1):
         diffs = compare_tree(tree, dump)
         assert not diffs, f"tree {t}: {diffs[:3]}"
@@ -97,19 +100,31 @@ GRID = [
 ]
 
 
-@pytest.mark.parametrize("p", GRID, ids=[f"grid{i}" for i in range(len(GRID))])
+@pytest.mark.parametrize("params", GRID, ids=[f"grid{i}" for i in range(len(GRID))])
 @pytest.mark.parametrize("nan", [0.0, 0.2], ids=["dense", "nan"])
-def test_classifier_matches_xgboost_hist(p, nan):
+def test_classifier_matches_xgboost_hist(params, nan):
     X, y, _ = few_values(seed=1, nan=nan)
-    est, booster = run_both(X, y, p, classifier=True)
+    est, booster = run_both(X, y, params, classifier=True)
     assert_same(est, booster, X)
 
 
-@pytest.mark.parametrize("p", GRID[:4], ids=[f"grid{i}" for i in range(4)])
+@pytest.mark.parametrize("params", GRID[:4], ids=[f"grid{i}" for i in range(4)])
 @pytest.mark.parametrize("nan", [0.0, 0.2], ids=["dense", "nan"])
-def test_regressor_matches_xgboost_hist(p, nan):
+def test_regressor_matches_xgboost_hist(params, nan):
     X, _, logit = few_values(seed=2, nan=nan)
-    est, booster = run_both(X, logit, p, classifier=False)
+    est, booster = run_both(X, logit, params, classifier=False)
+    assert_same(est, booster, X)
+
+
+@pytest.mark.parametrize("classifier", [True, False], ids=["clf", "reg"])
+@pytest.mark.parametrize("case", pair_cases(list(PAIR_VALUES)))
+def test_parameter_pairs_match_xgboost_hist(case, classifier):
+    """Every pair of parameters, two values each, on ties and 20 % missing values; every
+    feature has 6 distinct values (<= max_bin), so both libraries cut at each of them."""
+    X, y, logit = few_values(seed=21, n=PAIR_ROWS, d=5, nan=0.2)
+    params, sample_weight = resolve_case(case, classifier, len(X))
+    target = y if classifier else logit
+    est, booster = run_both(X, target, params, classifier, sample_weight, n_rounds=PAIR_ROUNDS)
     assert_same(est, booster, X)
 
 
@@ -128,7 +143,7 @@ def awkward_columns(seed=0, n=600):
 
 
 @pytest.mark.parametrize(
-    "p",
+    "params",
     [
         dict(max_depth=4, max_bin=40),  # exactly max_bin distinct values
         dict(max_depth=0, max_leaves=12),  # best-first (XGBoost lossguide)
@@ -137,10 +152,11 @@ def awkward_columns(seed=0, n=600):
     ids=["max_bin=distinct", "lossguide", "mcw0"],
 )
 @pytest.mark.parametrize("classifier", [True, False], ids=["clf", "reg"])
-def test_matches_xgboost_with_weights_and_odd_columns(kernel, p, classifier):
+def test_matches_xgboost_with_weights_and_odd_columns(kernel, params, classifier):
     X, y, logit = awkward_columns()
-    w = np.random.default_rng(3).uniform(0.2, 3.0, len(X))
-    est, booster = run_both(X, y if classifier else logit, p, classifier, sample_weight=w)
+    sample_weight = np.random.default_rng(3).uniform(0.2, 3.0, len(X))
+    target = y if classifier else logit
+    est, booster = run_both(X, target, params, classifier, sample_weight=sample_weight)
     assert_same(est, booster, X)
 
 
@@ -175,7 +191,7 @@ def same_partitions(a, b, X):
 
 
 @pytest.mark.parametrize(
-    "p",
+    "params",
     [
         dict(max_depth=4),
         dict(max_depth=3, reg_lambda=0.3, min_child_weight=2.0, reg_alpha=0.2, gamma=0.3),
@@ -184,13 +200,14 @@ def same_partitions(a, b, X):
     ids=["depth4", "regularized", "best-first"],
 )
 @pytest.mark.parametrize("nan", [0.0, 0.15], ids=["dense", "nan"])
-def test_hist_and_exact_make_the_same_partitions(p, nan):
+def test_hist_and_exact_make_the_same_partitions(params, nan):
     """Random weights break exact ties, where the two scans may pick different twins."""
     X, y, logit = few_values(seed=5, n=500, d=5, levels=7, nan=nan)
-    w = np.random.default_rng(6).uniform(0.5, 1.5, len(X))
+    sample_weight = np.random.default_rng(6).uniform(0.5, 1.5, len(X))
     for Est, target in [(tg.BoostingClassifier, y), (tg.BoostingRegressor, logit)]:
-        a = Est(tree_method="exact", pruning="pre", n_estimators=6, **p).fit(X, target, w)
-        b = Est(tree_method="hist", n_estimators=6, **p).fit(X, target, w)
+        kw = dict(n_estimators=6, **params)
+        a = Est(tree_method="exact", pruning="pre", **kw).fit(X, target, sample_weight)
+        b = Est(tree_method="hist", **kw).fit(X, target, sample_weight)
         assert same_partitions(a, b, X)
         np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-5)
 
@@ -230,12 +247,12 @@ def test_numpy_and_numba_grow_identical_trees(monkeypatch, kw):
     X[rng.random((n, d)) < 0.1] = np.nan
     Z = np.nan_to_num(X)
     y = (Z[:, 0] + Z[:, 1] * Z[:, 2] + rng.normal(size=n) > 0).astype(float)
-    w = rng.uniform(0.5, 2, n)
+    sample_weight = rng.uniform(0.5, 2, n)
     fits = {}
     for k in ("numpy", "numba"):
         monkeypatch.setattr(K, "KERNEL", k)
         fits[k] = tg.BoostingClassifier(tree_method="hist", n_estimators=5, max_bin=64, **kw).fit(
-            X, y, sample_weight=w
+            X, y, sample_weight=sample_weight
         )
     for a, b in zip(fits["numpy"].trees_, fits["numba"].trees_):
         for name in ("feature", "threshold", "default_left", "n", "G", "H", "value", "loss_chg"):
@@ -303,23 +320,6 @@ def test_binning_a_sample_still_sees_rare_values():
     data = H.HistData(x[:, None], max_bin=8, sample_rows=100)
     assert data.exact_cuts[0]
     np.testing.assert_array_equal(data.feature_cuts(0)[:-1], [7.0])
-
-
-def test_vectorized_scores_are_formulas_leaf_score():
-    """The split finders' side score (GrowParams.side_score) is formulas.leaf_score."""
-    rng = np.random.default_rng(0)
-    G = rng.normal(0, 10, 500)
-    Hs = rng.uniform(0, 20, 500)
-    for alpha, mds in [(0.0, 0.0), (0.7, 0.0), (0.0, 0.5), (0.3, 1.2)]:
-        p64 = GrowParams(reg_lambda=1.3, reg_alpha=alpha, max_delta_step=mds, float32=False)
-        np.testing.assert_array_equal(
-            p64.side_score(G, Hs), formulas.leaf_score(G, Hs, 1.3, alpha, mds)
-        )
-        p32 = GrowParams(reg_lambda=1.3, reg_alpha=alpha, max_delta_step=mds, float32=True)
-        if alpha == 0.0:  # with α, XGBoost's float32 score carries its own L1 term
-            np.testing.assert_allclose(
-                p32.side_score(G, Hs), formulas.leaf_score(G, Hs, 1.3, alpha, mds), rtol=1e-5
-            )
 
 
 def test_subtraction_trick_gives_the_directly_built_histogram(kernel):

@@ -1,30 +1,34 @@
 """Helpers that put a teachgbt tree beside an XGBoost tree, node for node."""
 
+import itertools
 import json
 
 import numpy as np
+import pytest
 
 
-def xgb_params(p, objective, tree_method):
-    """XGBoost's native parameters for teachgbt estimator parameters ``p``."""
+def xgb_params(params, objective, tree_method):
+    """XGBoost's native parameters for teachgbt estimator parameters ``params``."""
     out = {
         "objective": objective,
         "tree_method": tree_method,
-        "max_depth": p.get("max_depth", 6),
-        "eta": p.get("learning_rate", 0.3),
-        "lambda": p.get("reg_lambda", 1.0),
-        "alpha": p.get("reg_alpha", 0.0),
-        "gamma": p.get("gamma", 0.0),
-        "min_child_weight": p.get("min_child_weight", 1.0),
-        "max_delta_step": p.get("max_delta_step", 0.0),
-        "max_bin": p.get("max_bin", 256),
+        "max_depth": params.get("max_depth", 6),
+        "eta": params.get("learning_rate", 0.3),
+        "lambda": params.get("reg_lambda", 1.0),
+        "alpha": params.get("reg_alpha", 0.0),
+        "gamma": params.get("gamma", 0.0),
+        "min_child_weight": params.get("min_child_weight", 1.0),
+        "max_delta_step": params.get("max_delta_step", 0.0),
+        "max_bin": params.get("max_bin", 256),
         "nthread": 1,
     }
-    if p.get("base_score") is not None:
-        out["base_score"] = p["base_score"]
-    if p.get("max_leaves"):
+    if params.get("base_score") is not None:
+        out["base_score"] = params["base_score"]
+    if params.get("max_leaves"):
         out.update(
-            grow_policy="lossguide", max_leaves=p["max_leaves"], max_depth=p.get("max_depth") or 0
+            grow_policy="lossguide",
+            max_leaves=params["max_leaves"],
+            max_depth=params.get("max_depth", 6) or 0,
         )
     return out
 
@@ -95,3 +99,46 @@ def leaf_values(node):
     if "leaf" in node:
         return [node["leaf"]]
     return [v for c in node["children"] for v in leaf_values(c)]
+
+
+# ------------------------------------------------------------------ pairwise grids
+#: two values, neither the default, of each parameter the pairwise parity grids combine;
+#: reg_lambda stays > 0 (see the README on reg_lambda = 0 classification)
+PAIR_VALUES = {
+    "max_depth": (2, 4),
+    "reg_lambda": (0.1, 5.0),
+    "reg_alpha": (0.5, 2.0),
+    "gamma": (0.5, 3.0),
+    "min_child_weight": (0.0, 3.0),
+    "max_delta_step": (0.3, 1.0),
+    "learning_rate": (0.1, 1.0),
+    "sample_weight": ("uniform", "integer"),
+    "base_score": ("low", "high"),
+    "max_leaves": (4, 9),
+}
+#: a given base_score, in response space, for "low" and "high"
+BASE_SCORES = {True: {"low": 0.2, "high": 0.7}, False: {"low": -1.0, "high": 2.0}}
+
+
+def pair_cases(names):
+    """Every pair of the parameters ``names``, with each two values of both (pytest params)."""
+    return [
+        pytest.param({a: va, b: vb}, id=f"{a}={va}-{b}={vb}")
+        for a, b in itertools.combinations(names, 2)
+        for va, vb in itertools.product(PAIR_VALUES[a], PAIR_VALUES[b])
+    ]
+
+
+def resolve_case(case, classifier, n_rows, seed=0):
+    """Estimator parameters and sample weights (or None) for one case of ``pair_cases``."""
+    params = dict(case)
+    kind = params.pop("sample_weight", None)
+    rng = np.random.default_rng(seed)
+    sample_weight = {
+        None: None,
+        "uniform": rng.uniform(0.2, 3.0, n_rows),
+        "integer": rng.integers(1, 4, n_rows).astype(float),
+    }[kind]
+    if "base_score" in params:
+        params["base_score"] = BASE_SCORES[classifier][params["base_score"]]
+    return params, sample_weight

@@ -127,43 +127,60 @@ def partition(order, stats, start, stop, codes, go_left, order_out, stats_out):
 
 
 @njit(cache=True)
-def _weight(G, H, reg_lambda, reg_alpha, max_delta_step):
-    """formulas.leaf_weight, one value."""
+def _weight(G, H, reg_lambda, reg_alpha, max_delta_step, min_child_weight):
+    """formulas.leaf_weight, one value, float64."""
+    if H <= 0.0 or H < min_child_weight:
+        return 0.0
     Gt = G
     if reg_alpha != 0.0:
         Gt = np.sign(G) * max(abs(G) - reg_alpha, 0.0)
-    denom = H + reg_lambda
-    w = -Gt / denom if denom > 0 else 0.0
+    w = -Gt / (H + reg_lambda)
     if max_delta_step > 0:
         w = min(max(w, -max_delta_step), max_delta_step)
     return w
 
 
 @njit(cache=True)
-def side_score64(G, H, reg_lambda, reg_alpha, max_delta_step):
+def side_score64(G, H, reg_lambda, reg_alpha, max_delta_step, min_child_weight):
     """formulas.leaf_score, one value, float64."""
-    denom = H + reg_lambda
+    if H <= 0.0:
+        return 0.0
     if max_delta_step > 0:
-        w = _weight(G, H, reg_lambda, reg_alpha, max_delta_step)
-        s = -(2.0 * G * w + denom * w * w)
-    else:
-        Gt = G
-        if reg_alpha != 0.0:
-            Gt = np.sign(G) * max(abs(G) - reg_alpha, 0.0)
-        s = Gt * Gt / (denom if denom > 0 else 1.0)
-    return s if H > 0 else 0.0
+        w = _weight(G, H, reg_lambda, reg_alpha, max_delta_step, min_child_weight)
+        return -(2.0 * G * w + (H + reg_lambda) * (w * w))
+    Gt = G
+    if reg_alpha != 0.0:
+        Gt = np.sign(G) * max(abs(G) - reg_alpha, 0.0)
+    return Gt * Gt / (H + reg_lambda)
 
 
 @njit(cache=True)
-def side_score32(G, H, reg_lambda, reg_alpha, max_delta_step):
-    """HistSplitter._side_score with float32: −(2·G·w + (H+λ)·w²) in float32 arithmetic."""
-    w = F32(_weight(G, H, reg_lambda, reg_alpha, max_delta_step))
-    G32 = F32(G)
-    H32 = F32(H)
-    s = -(F32(2.0) * G32 * w + (H32 + F32(reg_lambda)) * (w * w))
+def side_score32(G, H, reg_lambda, reg_alpha, max_delta_step, min_child_weight):
+    """GrowParams.side_score with float32, one value: XGBoost's float32 arithmetic."""
+    if H <= 0.0:
+        return F32(0.0)
+    if max_delta_step > 0:
+        w = F32(_weight(G, H, reg_lambda, reg_alpha, max_delta_step, min_child_weight))
+        return -(F32(2.0) * F32(G) * w + (F32(H) + F32(reg_lambda)) * (w * w))
+    Gt = G
     if reg_alpha != 0.0:
-        s = s - F32(2.0) * F32(reg_alpha) * abs(w)
-    return s if H32 > 0 else F32(0.0)
+        Gt = np.sign(G) * max(abs(G) - reg_alpha, 0.0)
+    return F32(Gt * Gt) / F32(H + reg_lambda)
+
+
+@njit(cache=True)
+def _loss_chg(G_L, H_L, G_R, H_R, root, lam, alpha, mds, mcw, float32):
+    """score(L) + score(R) − score(parent), in float32 as XGBoost when ``float32``."""
+    if float32:
+        s = side_score32(G_L, H_L, lam, alpha, mds, mcw) + side_score32(
+            G_R, H_R, lam, alpha, mds, mcw
+        )
+        return float(s - F32(root))
+    return (
+        side_score64(G_L, H_L, lam, alpha, mds, mcw)
+        + side_score64(G_R, H_R, lam, alpha, mds, mcw)
+        - root
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -191,7 +208,7 @@ def best_split(
     d = hist.shape[0]
     K = hist.shape[1] - 1
     c_col = 2 if has_cover else 1
-    root32 = F32(root)
+    params = (reg_lambda, reg_alpha, max_delta_step, min_child_weight, float32)
     best = 0.0
     best_j, best_q = -1, -1
     best_GL, best_HL = 0.0, 0.0
@@ -204,17 +221,7 @@ def best_split(
             HL += hist[j, b, 1]
             CL += hist[j, b, c_col]
             if CL >= min_child_weight and C - CL >= min_child_weight:
-                if float32:
-                    s = side_score32(GL, HL, reg_lambda, reg_alpha, max_delta_step) + side_score32(
-                        G - GL, H - HL, reg_lambda, reg_alpha, max_delta_step
-                    )
-                    loss = float(s - root32)
-                else:
-                    loss = (
-                        side_score64(GL, HL, reg_lambda, reg_alpha, max_delta_step)
-                        + side_score64(G - GL, H - HL, reg_lambda, reg_alpha, max_delta_step)
-                        - root
-                    )
+                loss = _loss_chg(GL, HL, G - GL, H - HL, root, *params)
                 if loss > best:
                     best, best_j, best_q, best_GL, best_HL = loss, j, b, GL, HL
         if n_missing[j] == 0:
@@ -226,17 +233,7 @@ def best_split(
             HR += hist[j, i, 1]
             CR += hist[j, i, c_col]
             if CR >= min_child_weight and C - CR >= min_child_weight:
-                if float32:
-                    s = side_score32(
-                        G - GR, H - HR, reg_lambda, reg_alpha, max_delta_step
-                    ) + side_score32(GR, HR, reg_lambda, reg_alpha, max_delta_step)
-                    loss = float(s - root32)
-                else:
-                    loss = (
-                        side_score64(G - GR, H - HR, reg_lambda, reg_alpha, max_delta_step)
-                        + side_score64(GR, HR, reg_lambda, reg_alpha, max_delta_step)
-                        - root
-                    )
+                loss = _loss_chg(G - GR, H - HR, GR, HR, root, *params)
                 if loss > best:
                     best, best_j, best_q = loss, j, 2 * K - 1 - i
                     best_GL, best_HL = G - GR, H - HR

@@ -4,7 +4,10 @@ Seed 000 ("Learn the tree structure"): place the instances of a node in
 sorted order of one feature; a left-to-right scan that accumulates G_L and
 H_L gives every candidate split of that feature, and
 
-    Gain = ½ [ G_L²/(H_L+λ) + G_R²/(H_R+λ) − (G_L+G_R)²/(H_L+H_R+λ) ] − γ.
+    Gain = ½ [ G_L²/(H_L+λ) + G_R²/(H_R+λ) − (G_L+G_R)²/(H_L+H_R+λ) ] − γ
+
+(each term a ``formulas.leaf_score``; the bracket is XGBoost's ``loss_chg``,
+and γ is the model's ``gamma`` / 2, so Gain = ½(loss_chg − gamma)).
 
 The scan is a cumulative sum: G_L after the k-th sorted instance is
 ``cumsum(g)[k]``. We run it for all features of a node at once, one row of a
@@ -114,7 +117,7 @@ class ExactSplitter:
         self.g = np.asarray(g)
         self.h = np.asarray(h)
         self.h_cover = None if h_cover is None else np.asarray(h_cover)
-        self.p = params
+        self.params = params
         self.rows = rows  # None: every row; else sorted int array of sampled rows
         self.features = (
             np.arange(cols.n_features) if features is None else np.sort(np.asarray(features))
@@ -274,21 +277,22 @@ class ExactSplitter:
 
     def _valid(self, part, H_cover):
         """Candidates that exist (G_L not NaN) and give both children enough cover."""
-        mcw = self.p.min_child_weight
+        mcw = self.params.formula_params["min_child_weight"]
         return (~np.isnan(part.G_L)) & (part.C_L >= mcw) & (H_cover - part.C_L >= mcw)
 
     def find_split(self, nd, G, H):
         """The best split of a node, or None when no candidate lowers the loss."""
         if nd.idx.shape[1] < 2:
             return None
-        p = self.p
         H_cover = H if self.h_cover is None else self.cover_sum(nd)
-        kw = dict(reg_lambda=p.reg_lambda, reg_alpha=p.reg_alpha, max_delta_step=p.max_delta_step)
-        root64 = formulas.leaf_score(G, H, **kw) if H_cover >= p.min_child_weight else 0.0
+        kw = self.params.formula_params
+        # the leaf we keep without splitting (a node lighter than min_child_weight has
+        # no valid candidate, whatever its score)
+        root64 = formulas.leaf_score(G, H, **kw)
         best = None
         for js in self._blocks(nd):
             f, parts = self.scan(nd, js, G, H, H_cover)
-            # the tutorial's gain (×2, before γ) of every candidate, in float64
+            # loss_chg (the tutorial's gain ×2, before γ) of every candidate, in float64
             losses = []
             for part in parts:
                 ok = self._valid(part, H_cover)
@@ -303,7 +307,7 @@ class ExactSplitter:
             # are within float32 rounding of the top, let its arithmetic decide
             tol = 1e-6 * (abs(root64) + abs(top)) + 1e-12
             near = [np.nonzero(lc >= top - tol) for lc in losses]
-            cand = self._rank_near_ties(f, parts, near, G, H, H_cover)
+            cand = self._rank_near_ties(f, parts, near, G, H)
             if cand is not None and (best is None or cand[-1] > best[-1]):
                 best = cand  # a later block has higher feature indices: ties stay earlier
         if best is None or not best[-1] > 0:
@@ -313,14 +317,14 @@ class ExactSplitter:
             return None
         return self._candidate(feature, threshold, default_left, G_L, H_L, G, H, lc)
 
-    def _rank_near_ties(self, f, parts, near, G, H, H_cover):
+    def _rank_near_ties(self, f, parts, near, G, H):
         """The winner among near-tied candidates, by XGBoost's float32 gain and scan order."""
         recs = []
         for part, (r, c) in zip(parts, near):
             if len(r) == 0:
                 continue
             GL, HL = part.G_L[r, c], np.broadcast_to(part.H_L, part.G_L.shape)[r, c]
-            lc32 = self._loss32(GL, HL, G, H, H_cover)
+            lc32 = self._loss32(GL, HL, G, H)
             pos = np.broadcast_to(part.position, part.G_L.shape)[r, c]
             thr = part.threshold(r, c)
             for k in range(len(r)):
@@ -341,14 +345,12 @@ class ExactSplitter:
         key, lc, thr, default_left, GL, HL = min(rec for rec in recs if rec[1] == top)
         return (int(f[key[0]]), thr, default_left, GL, HL, lc)
 
-    def _loss32(self, G_L, H_L, G, H, H_cover):
-        """loss_chg as XGBoost computes it (float32; see _score)."""
-        p = self.p
-        if H_cover < p.min_child_weight:
-            root = F32(0.0) if p.float32 else 0.0
-        else:
-            root = self.p.side_score(np.float64(G), np.float64(H))
-        return (self.p.side_score(G_L, H_L) + self.p.side_score(G - G_L, H - H_L)) - root
+    def _loss32(self, G_L, H_L, G, H):
+        """loss_chg as XGBoost computes it: side scores (``GrowParams.side_score``) added
+        and the parent's subtracted, in float32 when ``float32``."""
+        side_score = self.params.side_score
+        root = side_score(np.float64(G), np.float64(H))
+        return (side_score(G_L, H_L) + side_score(G - G_L, H - H_L)) - root
 
     def _really_lowers_loss(self, G_L, H_L, G, H):
         """False when the best candidate's gain is float32 rounding noise.
@@ -359,23 +361,19 @@ class ExactSplitter:
         (into leaves of equal weight); teachgbt checks the gain in float64 and
         keeps such a node a leaf. Predictions are the same either way.
         """
-        p = self.p
-        exact = formulas.loss_chg(
-            G_L, H_L, G - G_L, H - H_L, p.reg_lambda, p.reg_alpha, p.max_delta_step
-        )
-        return exact > p.min_split_loss_eps
+        exact = self.params.loss_chg(G_L, H_L, G - G_L, H - H_L)
+        return exact > self.params.min_split_loss_eps
 
     def _candidate(self, feature, threshold, default_left, G_L, H_L, G, H, lc):
-        p = self.p
         G_R, H_R = G - G_L, H - H_L
-        gain = formulas.split_gain(
-            G_L, H_L, G_R, H_R, p.reg_lambda, p.gamma, p.reg_alpha, p.max_delta_step
+        lc = float(lc)
+        return Candidate(
+            feature, threshold, default_left, G_L, H_L, G_R, H_R, lc, self.params.gain(lc)
         )
-        return Candidate(feature, threshold, default_left, G_L, H_L, G_R, H_R, float(lc), gain)
 
     def candidates(self, nd, G, H, feature_names=None, chosen=None):
         """Every candidate evaluated at a node, as the ``splits(t, node)`` table, in scan order."""
-        p = self.p
+        params = self.params
         H_cover = H if self.h_cover is None else self.cover_sum(nd)
         recs = []
         for js in self._blocks(nd):
@@ -396,10 +394,9 @@ class ExactSplitter:
         df = df.sort_values(["feature", "_phase", "_pos"], kind="stable").reset_index(drop=True)
         df["G_R"] = G - df["G_L"]
         df["H_R"] = H - df["H_L"]
-        df["gain"] = formulas.split_gain(
-            df["G_L"].to_numpy(), df["H_L"].to_numpy(), df["G_R"].to_numpy(),
-            df["H_R"].to_numpy(), p.reg_lambda, p.gamma, p.reg_alpha, p.max_delta_step,
-        )  # fmt: skip
+        df["gain"] = params.gain(params.loss_chg(
+            df["G_L"].to_numpy(), df["H_L"].to_numpy(), df["G_R"].to_numpy(), df["H_R"].to_numpy()
+        ))  # fmt: skip
         return finish_split_table(df, feature_names, chosen)
 
 

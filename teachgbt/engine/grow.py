@@ -16,6 +16,7 @@ decides which node to split next and when to stop, as XGBoost does:
 
 from __future__ import annotations
 
+import functools
 import heapq
 from dataclasses import dataclass
 
@@ -44,10 +45,21 @@ class GrowParams:
     # smallest loss_chg worth a split
     min_split_loss_eps: float = KRT_EPS
 
+    @functools.cached_property
+    def formula_params(self):
+        """λ, α, max_delta_step and min_child_weight as keywords for ``formulas``.
+
+        With ``float32`` they are rounded to float32 first: XGBoost stores its
+        parameters as float, and λ = 0.1 is then 0.10000000149.
+        """
+        values = (self.reg_lambda, self.reg_alpha, self.max_delta_step, self.min_child_weight)
+        if self.float32:
+            values = tuple(float(np.float32(v)) for v in values)
+        return dict(zip(("reg_lambda", "reg_alpha", "max_delta_step", "min_child_weight"), values))
+
     def leaf_weight(self, G, H):
-        """w* = −G/(H+λ) (formulas.leaf_weight); 0 where H < min_child_weight, as XGBoost."""
-        w = formulas.leaf_weight(G, H, self.reg_lambda, self.reg_alpha, self.max_delta_step)
-        w = np.where(np.asarray(H) < self.min_child_weight, 0.0, w)
+        """w* = −G/(H+λ) (``formulas.leaf_weight``), stored in float32 as XGBoost stores it."""
+        w = formulas.leaf_weight(G, H, **self.formula_params)
         if self.float32:
             w = np.float32(w)
         return float(w) if np.ndim(w) == 0 else w
@@ -55,26 +67,38 @@ class GrowParams:
     def side_score(self, G, H):
         """G²/(H+λ) of one side of a split (``formulas.leaf_score``), as split finders rank it.
 
-        With ``float32`` it is computed as XGBoost computes it: at the side's
-        float32 weight w, as −(2·G·w + (H+λ)·w²) in float32 arithmetic. That
-        equals G²/(H+λ) in real numbers; doing it XGBoost's way makes float
-        rounding, which decides between candidates whose true gains tie, fall
-        the same way.
+        With ``float32`` it is the same formula in XGBoost 3.2's float32
+        arithmetic (``SplitEvaluator::CalcGainGivenWeight``): G and H are summed
+        in float64; the score is float32(G̃²) / float32(H+λ), or with
+        ``max_delta_step`` −(2·G·w + (H+λ)·w²) with every operand in float32.
+        Float rounding decides between candidates whose true gains tie; doing
+        it XGBoost's way makes it fall the same way. ``tests/test_formulas.py``
+        checks this twin against ``formulas.leaf_score``.
         """
+        kw = self.formula_params
         if not self.float32:
-            return np.asarray(
-                formulas.leaf_score(G, H, self.reg_lambda, self.reg_alpha, self.max_delta_step)
-            )
+            return np.asarray(formulas.leaf_score(G, H, **kw))
         f32 = np.float32
-        w = np.asarray(
-            formulas.leaf_weight(G, H, self.reg_lambda, self.reg_alpha, self.max_delta_step)
-        ).astype(f32)
-        G32 = np.asarray(G).astype(f32)
-        H32 = np.asarray(H).astype(f32)
-        s = -(f32(2.0) * G32 * w + (H32 + f32(self.reg_lambda)) * (w * w))
-        if self.reg_alpha:
-            s = s - f32(2.0) * f32(self.reg_alpha) * np.abs(w)
-        return np.where(H32 > 0, s, f32(0.0)).astype(f32)
+        G = np.asarray(G, dtype=np.float64)
+        H = np.asarray(H, dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if kw["max_delta_step"] > 0:
+                w = np.asarray(formulas.leaf_weight(G, H, **kw)).astype(f32)
+                lam = f32(kw["reg_lambda"])
+                s = -(f32(2.0) * G.astype(f32) * w + (H.astype(f32) + lam) * (w * w))
+            else:
+                Gt = formulas.soft_threshold(G, kw["reg_alpha"])
+                s = (Gt * Gt).astype(f32) / (H + kw["reg_lambda"]).astype(f32)
+        return np.where(H > 0, s, f32(0.0)).astype(f32)
+
+    def loss_chg(self, G_L, H_L, G_R, H_R):
+        """XGBoost's loss_chg of splits, in float64 (``formulas.loss_chg``)."""
+        return formulas.loss_chg(G_L, H_L, G_R, H_R, **self.formula_params)
+
+    def gain(self, loss_chg):
+        """Seed 000's gain for this model's gamma, ½(loss_chg − gamma): the one place every
+        split finder's ``gain`` comes from (``formulas.tree_gain``)."""
+        return formulas.tree_gain(loss_chg, self.gamma)
 
     def leaf_value(self, weight):
         """What a leaf adds to the margin: η·w* (XGBoost stores leaves already scaled)."""
@@ -94,8 +118,8 @@ class Candidate:
     H_L: float
     G_R: float
     H_R: float
-    loss_chg: float
-    gain: float
+    loss_chg: float  # XGBoost's, no ½, no γ: what gamma is compared with
+    gain: float  # seed 000's for the model's gamma, ½(loss_chg − gamma) (GrowParams.gain)
 
 
 def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None):

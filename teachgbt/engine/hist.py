@@ -6,15 +6,10 @@ too slow. Seed 003 lists what XGBoost does instead ("weighted quantile split
 search", "blocked data"); LightGBM and XGBoost's ``hist`` method do it this
 way:
 
-1. **Binning** (``HistData``, once per fit). Each feature gets at most
-   ``max_bin`` bins. A feature with at most ``max_bin`` distinct values gets
-   its distinct values as cut points, exactly as XGBoost does, and then the
-   trees match XGBoost ``hist`` split for split. A feature with more distinct
-   values gets cut points at its quantiles, estimated from a sample of rows
-   on large data. Bin ``c`` holds the values ``cut[c-1] <= x < cut[c]``;
-   missing values (NaN) get a bin of their own, the last one. The bin codes
-   are stored feature by feature (XGBoost's column blocks, seed 003's
-   "blocked data") as uint8, or uint16 when more than 256 codes are needed.
+1. **Binning** (``binning.HistData``, once per fit): each feature gets at
+   most ``max_bin`` bins; a feature with at most ``max_bin`` distinct values
+   gets its distinct values as cut points, exactly as XGBoost does, and then
+   the trees match XGBoost ``hist`` split for split.
 2. **Histograms** (``HistSplitter._histograms``). For one node and every
    feature: the sums G and H of g_i and h_i over the node's rows in each bin.
    A split "bins 0..b left, the rest right" then has G_L = Σ of the first
@@ -55,7 +50,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import _kernels, formulas
+from .binning import HistData, numba_kernels
 from .exact import finish_split_table
 from .grow import Candidate
 
@@ -63,131 +58,8 @@ __all__ = ["HistData", "HistSplitter", "HistNode", "numba_kernels"]
 
 F32 = np.float32
 
-#: cut points of a feature with many distinct values come from this many sampled rows
-SAMPLE_ROWS = 200_000
-
 #: the compiled histogram uses threads from this many (row, feature) additions on
 PARALLEL_HISTOGRAM = 1 << 17
-
-# XGBoost's margin above the largest value (and below the smallest) of a feature
-_CUT_EPS = 1e-5
-
-
-def numba_kernels():
-    """The compiled histogram kernels (``engine._hist_numba``), or None to use numpy."""
-    return _kernels.load("engine._hist_numba")
-
-
-# ---------------------------------------------------------------------- binning
-def _above(v):
-    """XGBoost's last cut: ``v + (|v| + 1e-5)``, in float64 and then rounded to float32."""
-    v = float(v)
-    return F32(v + (abs(v) + _CUT_EPS))
-
-
-def _below(v):
-    """XGBoost's minimum: ``v - (|v| + 1e-5)``, in float64 and then rounded to float32."""
-    v = float(v)
-    return F32(v - (abs(v) + _CUT_EPS))
-
-
-def _quantile_cuts(values, max_bin):
-    """Inner cut points at the quantiles of sorted ``values``: at most max_bin − 1 of them.
-
-    Each cut is itself a data value, so a threshold reads as one; the
-    smallest value always stays in bin 0.
-    """
-    m = len(values)
-    pos = (np.arange(1, max_bin, dtype=np.int64) * m) // max_bin
-    cuts = np.unique(values[pos])
-    return cuts[cuts > values[0]]
-
-
-class HistData:
-    """Per-fit binning of the features (float32, as XGBoost compares them).
-
-    ``bins[f, i]`` is the bin code of row i in feature f: ``c`` for
-    ``cut(f)[c-1] <= x < cut(f)[c]``, ``missing_code`` for NaN.
-    ``cuts[f, :n_bins[f]]`` are feature f's cut points (the last one lies
-    above every value); ``min_val[f]`` lies below every value.
-    ``exact_cuts[f]`` is True when the cuts are all of the feature's distinct
-    values (then splits are those XGBoost ``hist`` finds).
-    """
-
-    def __init__(self, X32, max_bin=256, sample_rows=SAMPLE_ROWS, random_state=0):
-        X32 = np.asarray(X32, dtype=np.float32)
-        n, d = X32.shape
-        self.n_rows, self.n_features, self.max_bin = n, d, int(max_bin)
-        sample = None
-        if n > sample_rows:
-            rng = np.random.default_rng(random_state)
-            sample = np.sort(rng.choice(n, size=sample_rows, replace=False))
-
-        cut_list, min_val = [], np.zeros(d, dtype=F32)
-        self.exact_cuts = np.zeros(d, dtype=bool)
-        self.has_missing = np.zeros(d, dtype=bool)
-        for f in range(d):
-            col = X32[:, f]
-            self.has_missing[f] = bool(np.isnan(col).any())
-            lo, hi = np.fmin.reduce(col), np.fmax.reduce(col)  # NaN only if all missing
-            if np.isnan(lo):  # an all-missing feature: one empty bin, never split
-                cut_list.append(np.array([_above(0.0)], dtype=F32))
-                min_val[f] = _below(0.0)
-                continue
-            inner, self.exact_cuts[f] = self._inner_cuts(col, sample)
-            cut_list.append(np.append(inner.astype(F32), _above(hi)))
-            min_val[f] = _below(lo)
-
-        self.n_bins = np.array([len(c) for c in cut_list], dtype=np.int64)
-        K = int(self.n_bins.max())
-        self.missing_code = K  # the last bin of every feature's histogram
-        self.n_slots = K + 1  # bins per feature in a histogram: K value bins + missing
-        self.cuts = np.full((d, K), np.inf, dtype=F32)
-        for f, c in enumerate(cut_list):
-            self.cuts[f, : len(c)] = c
-        self.min_val = min_val
-        dtype = np.uint8 if K - 1 + self.has_missing.any() <= 255 else np.uint16
-        # one contiguous block of codes per feature: a node's rows are looked up in it
-        self.bins = np.empty((d, n), dtype=dtype)
-        kernels = numba_kernels()
-        if kernels is not None:
-            kernels.bin_codes(
-                np.ascontiguousarray(X32), self.cuts, self.n_bins, self.missing_code, self.bins
-            )
-            return
-        for f in range(d):
-            col = X32[:, f]
-            # bin code = number of cuts <= x (XGBoost's upper_bound search)
-            code = np.searchsorted(cut_list[f], col, side="right")
-            code[np.isnan(col)] = self.missing_code
-            self.bins[f] = code
-
-    def _inner_cuts(self, col, sample=None):
-        """Cut points below the last one, and whether they are all the distinct values."""
-        values = col if sample is None else col[sample]
-        v = np.sort(values[~np.isnan(values)])
-        first = np.ones(len(v), dtype=bool)
-        first[1:] = v[1:] != v[:-1]  # the first of each run of equal values
-        if np.count_nonzero(first) > self.max_bin:
-            return _quantile_cuts(v, self.max_bin), False
-        distinct = v[first]
-        if sample is not None:  # few distinct values in the sample: did it see them all?
-            present = col[~np.isnan(col)]
-            pos = np.minimum(np.searchsorted(distinct, present), max(len(distinct) - 1, 0))
-            if len(distinct) == 0 or not np.all(distinct[pos] == present):
-                return self._inner_cuts(col)
-        # XGBoost: every distinct value but the smallest is a cut point
-        return distinct[1:], True
-
-    def feature_cuts(self, f):
-        """The cut points of feature f (bin c holds cut[c-1] <= x < cut[c])."""
-        return self.cuts[f, : self.n_bins[f]].copy()
-
-    def __repr__(self):
-        return (
-            f"<teachgbt.HistData: {self.n_rows} rows × {self.n_features} features, "
-            f"up to {int(self.n_bins.max())} bins, codes {self.bins.dtype}>"
-        )
 
 
 # ------------------------------------------------------------------- node data
@@ -249,7 +121,7 @@ class HistSplitter:
 
     def __init__(self, data, g, h, params, rows=None, features=None, h_cover=None):
         self.data = data
-        self.p = params
+        self.params = params
         self.rows = None if rows is None else np.sort(np.asarray(rows, dtype=np.intp))
         self.features = (
             np.arange(data.n_features, dtype=np.intp)
@@ -341,9 +213,9 @@ class HistSplitter:
             return
         pending, self._pending = self._pending, []
         # nodes of one depth share their (order, stats) arrays: one sweep per pair
-        for order in {id(p[0].order): p[0].order for p in pending}.values():
-            pend = [p for p in pending if p[0].order is order]
-            small = [p[0] for p in pend]
+        for order in {id(e[0].order): e[0].order for e in pending}.values():
+            pend = [e for e in pending if e[0].order is order]
+            small = [e[0] for e in pend]
             hist, n_missing = self._histograms(
                 order, small[0].stats, [c.start for c in small], [c.stop for c in small]
             )
@@ -395,12 +267,11 @@ class HistSplitter:
         return left, right
 
     # ------------------------------------------------------------- the scan
-    def _root_score(self, G, H, C):
-        """The score of the node left unsplit (0 when it is too light for a weight)."""
-        if C < self.p.min_child_weight:
-            return F32(0.0) if self.p.float32 else 0.0
-        s = self.p.side_score(G, H)
-        return F32(s) if self.p.float32 else float(s)
+    def _root_score(self, G, H):
+        """The score of the node left unsplit (a node lighter than min_child_weight has no
+        valid candidate, whatever its score)."""
+        s = self.params.side_score(G, H)
+        return F32(s) if self.params.float32 else float(s)
 
     def _scan(self, nd, js, G, H, C):
         """Every candidate split of the used features ``js`` of one node.
@@ -411,15 +282,15 @@ class HistSplitter:
         missing values left, i = K−1, K−2, ..., 0). Invalid candidates have
         loss −inf.
         """
-        data, p = self.data, self.p
+        data, params = self.data, self.params
         K = data.missing_code
         f = self.features[js]
         hist = nd.hist[js]
         Gb, Hb = hist[:, :K, 0], hist[:, :K, 1]
         Cb = hist[:, :K, 2] if self.has_cover else Hb
         in_range = np.arange(K)[None, :] < data.n_bins[f][:, None]
-        root = self._root_score(G, H, C)
-        mcw = p.min_child_weight
+        root = self._root_score(G, H)
+        mcw = params.formula_params["min_child_weight"]
 
         # The cumsum scan, forward: G_L, H_L of "bins 0..b left" for every boundary b
         fGL, fHL = np.cumsum(Gb, axis=1), np.cumsum(Hb, axis=1)
@@ -448,7 +319,7 @@ class HistSplitter:
     def _loss(self, G_L, H_L, G_R, H_R, ok, root):
         """loss_chg = score(L) + score(R) − score(parent), −inf where the split is not allowed."""
         with np.errstate(invalid="ignore", over="ignore"):
-            loss = (self.p.side_score(G_L, H_L) + self.p.side_score(G_R, H_R)) - root
+            loss = (self.params.side_score(G_L, H_L) + self.params.side_score(G_R, H_R)) - root
         return np.where(ok & ~np.isnan(loss), loss, -np.inf)
 
     def _blocks(self):
@@ -486,16 +357,13 @@ class HistSplitter:
         if best is None:
             return None
         feature, threshold, default_left, G_L, H_L, lc = best
-        p = self.p
         G_R, H_R = G - G_L, H - H_L
-        gain = formulas.split_gain(
-            G_L, H_L, G_R, H_R, p.reg_lambda, p.gamma, p.reg_alpha, p.max_delta_step
-        )
+        gain = self.params.gain(lc)
         return Candidate(feature, threshold, bool(default_left), G_L, H_L, G_R, H_R, lc, gain)
 
     def _find_split_numba(self, nd, G, H, C):
-        p, data = self.p, self.data
-        root = self._root_score(G, H, C)
+        params, data = self.params, self.data
+        kw = params.formula_params
         r, q, lc, G_L, H_L = self.kernels.best_split(
             nd.hist,
             nd.n_missing,
@@ -503,12 +371,12 @@ class HistSplitter:
             G,
             H,
             C,
-            float(root),
-            p.reg_lambda,
-            p.reg_alpha,
-            p.max_delta_step,
-            p.min_child_weight,
-            p.float32,
+            float(self._root_score(G, H)),
+            kw["reg_lambda"],
+            kw["reg_alpha"],
+            kw["max_delta_step"],
+            kw["min_child_weight"],
+            params.float32,
             self.has_cover,
         )
         if r < 0:
@@ -525,7 +393,7 @@ class HistSplitter:
     def candidates(self, nd, G, H, feature_names=None, chosen=None):
         """The candidates evaluated at a node (bin boundaries, both directions of the missing
         values), one per distinct partition of its rows, as the ``splits(t, node)`` table."""
-        p = self.p
+        params = self.params
         self._ensure_histogram(nd)
         C = nd.sums[-1] if self.has_cover else H
         K = self.data.missing_code
@@ -556,17 +424,6 @@ class HistSplitter:
         both_sides = (df["H_L"] > tiny) & (df["H_R"] > tiny)
         repeat = df.duplicated(subset=["feature", "default_left", "G_L", "H_L"], keep="first")
         df = df[both_sides & ~repeat].reset_index(drop=True)
-        df["gain"] = np.asarray(
-            formulas.split_gain(
-                df["G_L"].to_numpy(),
-                df["H_L"].to_numpy(),
-                df["G_R"].to_numpy(),
-                df["H_R"].to_numpy(),
-                p.reg_lambda,
-                p.gamma,
-                p.reg_alpha,
-                p.max_delta_step,
-            ),
-            dtype=np.float64,
-        ).reshape(-1)
+        lc = params.loss_chg(*(df[k].to_numpy() for k in ("G_L", "H_L", "G_R", "H_R")))
+        df["gain"] = np.asarray(params.gain(lc), dtype=np.float64).reshape(-1)
         return finish_split_table(df, feature_names, chosen)

@@ -1,0 +1,145 @@
+"""Binning for the histogram trainer (``hist.py``): once per fit, every feature's cut points
+and every row's bin code.
+
+Each feature gets at most ``max_bin`` bins. A feature with at most
+``max_bin`` distinct values gets its distinct values as cut points, exactly as
+XGBoost does, and then the trees match XGBoost ``hist`` split for split. A
+feature with more distinct values gets cut points at its quantiles, estimated
+from a sample of rows on large data. Bin ``c`` holds the values
+``cut[c-1] <= x < cut[c]``; missing values (NaN) get a bin of their own, the
+last one. The bin codes are stored feature by feature (XGBoost's column
+blocks, seed 003's "blocked data") as uint8, or uint16 when more than 256
+codes are needed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _kernels
+
+__all__ = ["HistData", "numba_kernels", "SAMPLE_ROWS"]
+
+F32 = np.float32
+
+#: cut points of a feature with many distinct values come from this many sampled rows
+SAMPLE_ROWS = 200_000
+
+# XGBoost's margin above the largest value (and below the smallest) of a feature
+_CUT_EPS = 1e-5
+
+
+def numba_kernels():
+    """The compiled histogram kernels (``engine._hist_numba``), or None to use numpy."""
+    return _kernels.load("engine._hist_numba")
+
+
+def _above(v):
+    """XGBoost's last cut: ``v + (|v| + 1e-5)``, in float64 and then rounded to float32."""
+    v = float(v)
+    return F32(v + (abs(v) + _CUT_EPS))
+
+
+def _below(v):
+    """XGBoost's minimum: ``v - (|v| + 1e-5)``, in float64 and then rounded to float32."""
+    v = float(v)
+    return F32(v - (abs(v) + _CUT_EPS))
+
+
+def _quantile_cuts(values, max_bin):
+    """Inner cut points at the quantiles of sorted ``values``: at most max_bin − 1 of them.
+
+    Each cut is itself a data value, so a threshold reads as one; the
+    smallest value always stays in bin 0.
+    """
+    m = len(values)
+    pos = (np.arange(1, max_bin, dtype=np.int64) * m) // max_bin
+    cuts = np.unique(values[pos])
+    return cuts[cuts > values[0]]
+
+
+class HistData:
+    """Per-fit binning of the features (float32, as XGBoost compares them).
+
+    ``bins[f, i]`` is the bin code of row i in feature f: ``c`` for
+    ``cut(f)[c-1] <= x < cut(f)[c]``, ``missing_code`` for NaN.
+    ``cuts[f, :n_bins[f]]`` are feature f's cut points (the last one lies
+    above every value); ``min_val[f]`` lies below every value.
+    ``exact_cuts[f]`` is True when the cuts are all of the feature's distinct
+    values (then splits are those XGBoost ``hist`` finds).
+    """
+
+    def __init__(self, X32, max_bin=256, sample_rows=SAMPLE_ROWS, random_state=0):
+        X32 = np.asarray(X32, dtype=np.float32)
+        n, d = X32.shape
+        self.n_rows, self.n_features, self.max_bin = n, d, int(max_bin)
+        sample = None
+        if n > sample_rows:
+            rng = np.random.default_rng(random_state)
+            sample = np.sort(rng.choice(n, size=sample_rows, replace=False))
+
+        cut_list, min_val = [], np.zeros(d, dtype=F32)
+        self.exact_cuts = np.zeros(d, dtype=bool)
+        self.has_missing = np.zeros(d, dtype=bool)
+        for f in range(d):
+            col = X32[:, f]
+            self.has_missing[f] = bool(np.isnan(col).any())
+            lo, hi = np.fmin.reduce(col), np.fmax.reduce(col)  # NaN only if all missing
+            if np.isnan(lo):  # an all-missing feature: one empty bin, never split
+                cut_list.append(np.array([_above(0.0)], dtype=F32))
+                min_val[f] = _below(0.0)
+                continue
+            inner, self.exact_cuts[f] = self._inner_cuts(col, sample)
+            cut_list.append(np.append(inner.astype(F32), _above(hi)))
+            min_val[f] = _below(lo)
+
+        self.n_bins = np.array([len(c) for c in cut_list], dtype=np.int64)
+        K = int(self.n_bins.max())
+        self.missing_code = K  # the last bin of every feature's histogram
+        self.n_slots = K + 1  # bins per feature in a histogram: K value bins + missing
+        self.cuts = np.full((d, K), np.inf, dtype=F32)
+        for f, c in enumerate(cut_list):
+            self.cuts[f, : len(c)] = c
+        self.min_val = min_val
+        dtype = np.uint8 if K - 1 + self.has_missing.any() <= 255 else np.uint16
+        # one contiguous block of codes per feature: a node's rows are looked up in it
+        self.bins = np.empty((d, n), dtype=dtype)
+        kernels = numba_kernels()
+        if kernels is not None:
+            kernels.bin_codes(
+                np.ascontiguousarray(X32), self.cuts, self.n_bins, self.missing_code, self.bins
+            )
+            return
+        for f in range(d):
+            col = X32[:, f]
+            # bin code = number of cuts <= x (XGBoost's upper_bound search)
+            code = np.searchsorted(cut_list[f], col, side="right")
+            code[np.isnan(col)] = self.missing_code
+            self.bins[f] = code
+
+    def _inner_cuts(self, col, sample=None):
+        """Cut points below the last one, and whether they are all the distinct values."""
+        values = col if sample is None else col[sample]
+        v = np.sort(values[~np.isnan(values)])
+        first = np.ones(len(v), dtype=bool)
+        first[1:] = v[1:] != v[:-1]  # the first of each run of equal values
+        if np.count_nonzero(first) > self.max_bin:
+            return _quantile_cuts(v, self.max_bin), False
+        distinct = v[first]
+        if sample is not None:  # few distinct values in the sample: did it see them all?
+            present = col[~np.isnan(col)]
+            pos = np.minimum(np.searchsorted(distinct, present), max(len(distinct) - 1, 0))
+            if len(distinct) == 0 or not np.all(distinct[pos] == present):
+                return self._inner_cuts(col)
+        # XGBoost: every distinct value but the smallest is a cut point
+        return distinct[1:], True
+
+    def feature_cuts(self, f):
+        """The cut points of feature f (bin c holds cut[c-1] <= x < cut[c])."""
+        return self.cuts[f, : self.n_bins[f]].copy()
+
+    def __repr__(self):
+        return (
+            f"<teachgbt.HistData: {self.n_rows} rows × {self.n_features} features, "
+            f"up to {int(self.n_bins.max())} bins, codes {self.bins.dtype}>"
+        )
