@@ -7,7 +7,8 @@
     grow.py         growth policy shared by every split finder: depth-wise or best-first,
                     pre-stopping or post-pruning with gamma
     exact.py        the exact greedy split finder (sorted scan of every feature)
-    hist.py         the histogram split finder (binned features), for full-size data
+    binning.py      features binned once per fit (cut points, NaN in a bin of its own)
+    hist.py         the histogram split finder over those bins, for full-size data
     _hist_numba.py  its compiled twins (numba, optional)
     gbdt.py         Friedman's GBDT (seed 004): residual trees, Newton leaves
     trace.py        every intermediate of a fit, as DataFrames

@@ -138,7 +138,8 @@ def structure_score(model, ax=None):
     params = model.params_
     ax = _axes(ax)
     scores, single = [], []
-    reg = (params.reg_lambda, params.gamma, params.reg_alpha)
+    # formulas take seed 000's γ, which is half the model's (XGBoost's) gamma
+    reg = (params.reg_lambda, params.gamma / 2, params.reg_alpha)
     for tree in model.trees_:
         lv = tree.leaves
         scores.append(formulas.structure_score(tree.G[lv], tree.H[lv], *reg))
