@@ -1,12 +1,26 @@
 """teachgbt: gradient boosted trees you can read, matching XGBoost and scikit-learn.
 
+Read ``teachgbt/reference.py`` first: seed 000's whole algorithm in one file
+(``tg.reference.fit``); the trainers below are tested equal to it.
+
 import teachgbt as tg
 clf = tg.BoostingClassifier(n_estimators=2, max_depth=2).fit(X, y)
 clf.trace_.epochs()          # seed 004's per-epoch table
 clf.trace_.splits(1, 0)      # every candidate split at the root of tree 1
 """
 
-from . import check, datasets, display, draw, explain, formulas, losses, plot, walkthrough
+from . import (
+    check,
+    datasets,
+    display,
+    draw,
+    explain,
+    formulas,
+    losses,
+    plot,
+    reference,
+    walkthrough,
+)
 from ._validation import NotFittedError
 from .engine import gbdt
 from .engine.trace import Trace
@@ -30,6 +44,7 @@ __all__ = [
     "formulas",
     "gbdt",
     "plot",
+    "reference",
     "walkthrough",
     "load",
     "losses",

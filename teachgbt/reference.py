@@ -63,10 +63,9 @@ def grad_hess(objective, y, margin):
 
 def leaf_weight(G, H, reg_lambda, min_child_weight):
     """The weight w that minimises a leaf's share of the objective, G·w + ½(H+λ)·w²."""
-    if H < min_child_weight:  # XGBoost's rule; only a root can be this light
-        return 0.0
-    # seed 000, "The Structure Score": w* = −G/(H+λ)
-    return formulas.leaf_weight(G, H, reg_lambda)
+    # seed 000, "The Structure Score": w* = −G/(H+λ); XGBoost gives a leaf lighter than
+    # min_child_weight (only a root can be) the weight 0
+    return formulas.leaf_weight(G, H, reg_lambda, min_child_weight=min_child_weight)
 
 
 @dataclass

@@ -193,11 +193,12 @@ def test_ties_break_as_xgboost(missing):
         assert_same_as_xgboost(ref, booster, X)
 
 
-@pytest.mark.xfail(strict=True, reason="teachgbt exact: a float32 near-tie lands one ulp off")
 def test_exact_trainer_on_a_near_tie():
     """Round 2, node RR: f2 < 0.75, f3 < 0.25 and the indicator f4 tie exactly when the
     node's G is 0 (the reference, XGBoost: f2 wins). teachgbt exact's float32 margins give
-    G = −1.8e-7, which favours f4 by one float32 ulp of loss_chg, and it picks f4."""
+    G = −1.8e-7 there; it used to score sides as −(2Gw + (H+λ)w²), which tipped the tie to
+    f4 by one float32 ulp; scored as G²/(H+λ), as XGBoost does without max_delta_step, it
+    picks f2."""
     X, y = tied_data(classifier=True, missing=True)
     ref, est, _ = fit_all(X, y, tied_params(True), classifier=True)
     assert_same_as_exact(ref, est, X)
