@@ -28,6 +28,11 @@
 # | Learn the tree structure | recompute the gain of a split with a left-to-right scan |
 #
 # At the end there is a short exercise that `tg.check` marks for you.
+#
+# Keep `teachgbt/reference.py` open beside this notebook: it is the tutorial's whole algorithm
+# in one file of plain loops (g and h, w*, the Gain, the sorted scan, pruning, the additive
+# loop), each step citing the tutorial section it implements. Section 7 checks that it grows
+# the same trees as the fast trainer.
 
 # %%
 import matplotlib.pyplot as plt
@@ -284,8 +289,11 @@ print(f"Ω of tree 2, ½λΣw*² (γ = 0):   {omega:.4f}")
 #   - \frac{(G_L+G_R)^2}{H_L+H_R+\lambda}\right] - \gamma ,$$
 #
 # the score of the new left leaf, plus the new right leaf, minus the leaf we had, minus the
-# price of one more leaf. The gains of the splits in a tree add up to exactly the drop from
-# the single-leaf score to the tree's score (with γ = 0):
+# price of one more leaf. (One convention to know: the `gamma` you pass to teachgbt, as to
+# XGBoost, is compared with the bracket *without* the ½ — the `loss_chg` column — so the
+# tutorial's γ is `gamma / 2`, and the `gain` column is ½(`loss_chg` − `gamma`).) The gains of
+# the splits in a tree add up to exactly the drop from the single-leaf score to the tree's
+# score (with γ = 0):
 
 # %%
 print(f"sum of split gains:      {nodes['gain'].sum():.4f}")
@@ -332,6 +340,34 @@ print("the same gains as the trainer's:", np.allclose(scan["gain"], by_trainer["
 
 # %%
 ax = tg.plot.split_scan(model, 2, 0, "age")
+
+# %% [markdown]
+# ### The whole algorithm, in one file
+#
+# `teachgbt/reference.py` does all of the above with plain loops: `grad_hess` (g, h),
+# `leaf_weight` (w*), `best_split` (this scan, for every feature, with missing values sent
+# both ways), `grow_tree` (level by level, then pruning), and `fit` (the additive loop). Read
+# it top to bottom; then see that it grows the same trees as the trainer we used:
+
+# %%
+ref = tg.reference.fit(
+    family,
+    likes_games,
+    objective="reg:squarederror",
+    n_estimators=2,
+    max_depth=2,
+    learning_rate=0.5,
+    reg_lambda=1,
+    min_child_weight=0,
+    base_score=0,
+)
+print(ref.trees[1])
+same = all(
+    np.array_equal(a.feature, b.feature) and np.allclose(a.value, b.value)
+    for a, b in zip(ref.trees, model.trees_)
+)
+print("same trees as the trainer:", same)
+print("same margins:", np.allclose(ref.decision_function(family), model.decision_function(family)))
 
 # %% [markdown]
 # ## 8. Your turn

@@ -123,14 +123,16 @@ print("same predictions:", np.allclose(slides_style.predict(X), xgb_style.predic
 slides_style.trace_.instances(1).head(3)
 
 # %% [markdown]
-# The weights agree; every gain doubles (G² grows 4×, H + λ grows 2×), so a γ in the slides'
-# convention is twice XGBoost's:
+# The weights agree, and every bracket doubles (G² grows 4×, H + λ grows 2×): the slides'
+# ½[…] is exactly XGBoost's `loss_chg`. That is why the slides' γ and XGBoost's `gamma` are
+# the same number — a split stays when ½[…] ≥ γ in the slides, when `loss_chg` ≥ `gamma` in
+# XGBoost. (Seed 000 writes the loss with the ½, so its γ is `gamma / 2`: lesson 4.)
 
 # %%
 both = pd.DataFrame(
     {
-        "XGBoost gain (λ=1)": xgb_style.trace_.nodes(1)["gain"],
-        "slides' gain (λ=2)": slides_style.trace_.nodes(1)["gain"],
+        "XGBoost loss_chg (λ=1)": xgb_style.trace_.nodes(1)["loss_chg"],
+        "slides' ½[…] (λ=2)": 0.5 * slides_style.trace_.nodes(1)["loss_chg"],
         "XGBoost w* (λ=1)": xgb_style.trace_.nodes(1)["weight"],
         "slides' w* (λ=2)": slides_style.trace_.nodes(1)["weight"],
     }
@@ -240,7 +242,8 @@ root[root["feature"].str.startswith("weather")].round(3)
 # ## 6. Pruning: pre-stopping vs post-pruning
 #
 # A split's gain can be negative: when the loss it saves is less than the price γ of the
-# extra leaf. Two ways to act on that:
+# extra leaf. (teachgbt's `gain` column is ½(`loss_chg` − `gamma`), so its sign says what
+# `gamma` decides.) Two ways to act on that:
 #
 # * **pre-stopping**: do not make a split whose gain is too small — but a poor split can
 #   open the way to excellent ones below it;
@@ -262,10 +265,10 @@ full = tg.BoostingRegressor(n_estimators=1, max_depth=2, learning_rate=1.0).fit(
 full.trace_.nodes(1)[["node", "feature", "threshold", "n", "gain", "loss_chg"]].round(3)
 
 # %% [markdown]
-# The root split is worth only 0.97 (`loss_chg`), its children 30.1 and 16.9. With γ = 5
-# both strategies see a root that does not pay for itself; `pruning="pre"` stops there,
-# `pruning="post"` first grows the children and then keeps everything, because no split
-# with two leaf children is below γ:
+# The root split is worth only 0.97 (`loss_chg`), its children 30.1 and 16.9. With
+# `gamma=5` both strategies see a root that does not pay for itself; `pruning="pre"` stops
+# there, `pruning="post"` first grows the children and then keeps everything, because no
+# split with two leaf children is below `gamma`:
 
 # %%
 for how in ("pre", "post"):
@@ -277,10 +280,10 @@ for how in ("pre", "post"):
     print(m.trees_[0], "\n")
 
 # %% [markdown]
-# Note the root's `gain` of −4.515 in the post-pruned tree: negative, yet kept, because of
-# what it made possible. (XGBoost compares γ with `loss_chg`, the bracket of the gain
-# *without* the ½; lesson 4 shows why and what it changes. XGBoost's `exact` method
-# post-prunes, its `hist` method pre-stops.)
+# Note the root's `gain`, ½(0.97 − 5) ≈ −2.02, in the post-pruned tree: negative, yet kept,
+# because of what it made possible. Post-pruning removes only a split whose two children are
+# leaves, so a negative gain survives only above a split that is kept. (XGBoost's `exact`
+# method post-prunes, its `hist` method pre-stops.)
 #
 # ## 7. Shrinkage
 #
@@ -330,7 +333,7 @@ for eta, ax in zip((1.0, 0.3, 0.1), axes):
 # * A majority vote of independent, better-than-chance voters beats each voter: 21.6 % →
 #   2.6 % from 3 to 21 voters at 30 %; worse-than-chance voters make it worse.
 # * The slides' square loss has g = 2(ŷ − y), h = 2; XGBoost's has the ½, g = ŷ − y, h = 1;
-#   the trees agree once λ (and γ) are halved.
+#   the trees agree once λ is halved, and the slides' γ is XGBoost's `gamma`.
 # * The structure score of a fixed tree is a sum over its leaves, easy to work by hand.
 # * Categorical features become one-hot columns; pre-stopping can miss what post-pruning
 #   keeps; shrinkage trades rounds for accuracy.

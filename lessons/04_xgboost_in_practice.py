@@ -278,10 +278,12 @@ if xgb is not None:
 #
 # ## 5. γ against XGBoost's gain
 #
-# The tutorial's gain is $\tfrac12[\dots] - \gamma$ and it says: split only when the gain is
+# The tutorial's gain is $\tfrac12[\dots] - \gamma$, and a split pays for itself when it is
 # positive. XGBoost computes the bracket without the ½ — `loss_chg` — and keeps a split when
-# `loss_chg` ≥ γ. The two rules differ by a factor of 2: a split with
-# γ ≤ `loss_chg` < 2γ has a *negative* tutorial gain and yet XGBoost keeps it. With γ = 2:
+# `loss_chg` ≥ `gamma`. The two rules agree when the tutorial's γ is `gamma / 2`, and that is
+# the one convention teachgbt follows: its `gamma` is XGBoost's, and its `gain` column is the
+# tutorial's gain ½(`loss_chg` − `gamma`), so the sign of `gain` says what `gamma` decided.
+# With `gamma=2`:
 
 # %%
 g2 = tg.BoostingClassifier(**{**params, "n_estimators": 3, "gamma": 2.0}).fit(X, bought)
@@ -291,13 +293,27 @@ splits_g2 = pd.concat(
 splits_g2[["tree", "node", "feature", "threshold", "loss_chg", "gain"]].round(3)
 
 # %% [markdown]
-# Every split here has `loss_chg` ≥ 2, but some have a negative `gain`. (Post-pruning only
-# removes a split whose two children are leaves, so a weak split above a strong one would
-# survive too — lesson 2's XOR root.) `tg.explain.split` shows both numbers for one of them:
+# `gain` is ½(`loss_chg` − 2) on every row. The exact method post-prunes: bottom up, it
+# removes a split whose two children are leaves when its gain is negative. So a negative
+# gain can survive only above a split that is kept — lesson 2's XOR root. Check both rules:
 
 # %%
-neg = splits_g2[splits_g2["gain"] < 0].iloc[0]
-tg.explain.split(g2, int(neg["tree"]), int(neg["node"]))
+print(
+    "gain == ½(loss_chg − gamma):",
+    np.allclose(splits_g2["gain"], 0.5 * (splits_g2["loss_chg"] - 2)),
+)
+for t in (1, 2, 3):
+    nodes_t = g2.trace_.nodes(t)
+    for node in nodes_t.query("not is_leaf and gain < 0")["node"]:
+        children = nodes_t[nodes_t["parent"] == node]
+        print(f"tree {t}, node {node}: gain < 0, kept above a split:", (~children["is_leaf"]).any())
+print("negative gains:", int((splits_g2["gain"] < 0).sum()), "of", len(splits_g2), "splits")
+
+# %% [markdown]
+# `tg.explain.split` shows both numbers for the first split of tree 1:
+
+# %%
+tg.explain.split(g2, 1, 0)
 
 # %% [markdown]
 # XGBoost agrees with this tree (teachgbt prunes as XGBoost does, so the trees match); its
@@ -316,15 +332,15 @@ if xgb is not None:
     )
 
 # %% [markdown]
-# So an XGBoost `gamma` of 2 is the tutorial's γ of 1. To apply the tutorial's rule ("keep
-# the split if its gain is positive") with a price γ per leaf, pass `gamma=2γ`. With the
-# tutorial's γ = 2, i.e. `gamma=4`, every split kept has a positive tutorial gain:
+# So an XGBoost `gamma` of 2 is the tutorial's γ of 1. Pre-stopping (`pruning="pre"`, what
+# XGBoost's `hist` method does) refuses a split as soon as its gain would be negative, so
+# there no kept split ever shows a negative gain:
 
 # %%
-tutorial_rule = tg.BoostingClassifier(**{**params, "n_estimators": 3, "gamma": 4.0}).fit(X, bought)
-kept = pd.concat([tutorial_rule.trace_.nodes(t) for t in (1, 2, 3)]).query("not is_leaf")
-smallest = (0.5 * kept["loss_chg"] - 2).min()
-print(f"splits kept: {len(kept)}; smallest tutorial gain ½·loss_chg − 2: {smallest:.3f}")
+pre = tg.BoostingClassifier(**{**params, "n_estimators": 3, "gamma": 2.0, "pruning": "pre"})
+pre.fit(X, bought)
+kept = pd.concat([pre.trace_.nodes(t) for t in (1, 2, 3)]).query("not is_leaf")
+print(f"splits kept: {len(kept)}; smallest gain: {kept['gain'].min():.3f}")
 
 # %% [markdown]
 # ## What you have seen
@@ -335,7 +351,8 @@ print(f"splits kept: {len(kept)}; smallest tutorial gain ½·loss_chg − 2: {sm
 # * The exact method tries every distinct value; `hist` tries `max_bin` quantile cuts,
 #   fitting almost as well with enough bins and much faster on many rows.
 # * teachgbt reproduces XGBoost's margins and trees; XGBoost's `Gain` is `loss_chg`, the
-#   tutorial's bracket without ½, compared with γ directly.
+#   tutorial's bracket without ½, compared with `gamma` directly; the tutorial's γ is
+#   `gamma / 2`, and teachgbt's `gain` is ½(`loss_chg` − `gamma`).
 
 # %%
 plt.close("all")
