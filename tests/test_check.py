@@ -2,9 +2,7 @@
 
 import pytest
 
-import teachgbt as tg
 import teachgbt.check as C
-from teachgbt.datasets import troll2_xy as troll2
 
 
 def test_leaf_weight_accepts_hand_answers_and_rejects_mistakes():
@@ -62,14 +60,8 @@ def test_tolerance_can_be_chosen_and_answers_must_be_numbers():
 
 
 @pytest.fixture(scope="module", params=["xgboost", "gbdt"])
-def troll(request):
-    X, y = troll2()
-    kw = dict(reg_lambda=0.0, min_child_weight=0.0, base_score=4 / 6)
-    if request.param == "gbdt":
-        kw = {}
-    return tg.BoostingClassifier(
-        algorithm=request.param, n_estimators=2, learning_rate=0.8, max_depth=2, **kw
-    ).fit(X, y)
+def troll(request, troll2_model):
+    return troll2_model(request.param)[0]
 
 
 # seed 004 (and DESIGN §5), row 0 — worked with two decimals as the tutorial does

@@ -15,7 +15,6 @@ import pytest  # noqa: E402
 import teachgbt as tg  # noqa: E402
 import teachgbt.display  # noqa: E402
 import teachgbt.draw  # noqa: E402
-from teachgbt.datasets import troll2_xy as troll2  # noqa: E402
 from teachgbt.draw import format_number, format_threshold  # noqa: E402
 from teachgbt.draw.layout import layout_tree  # noqa: E402
 from teachgbt.draw.mpl import _box_size  # noqa: E402
@@ -25,17 +24,8 @@ HAS_DOT = teachgbt.draw.graphviz_available()
 
 
 @pytest.fixture(scope="module")
-def troll():
-    X, y = troll2()
-    m = tg.BoostingClassifier(
-        n_estimators=2,
-        learning_rate=0.8,
-        max_depth=2,
-        reg_lambda=0.0,
-        min_child_weight=0.0,
-        base_score=4 / 6,
-    ).fit(X, y)
-    return m, X, y
+def troll(troll2_model):
+    return troll2_model()
 
 
 @pytest.fixture(scope="module")

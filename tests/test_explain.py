@@ -9,17 +9,8 @@ from teachgbt.datasets import troll2_xy as troll2
 
 
 @pytest.fixture(scope="module")
-def troll():
-    X, y = troll2()
-    m = tg.BoostingClassifier(
-        n_estimators=2,
-        learning_rate=0.8,
-        max_depth=2,
-        reg_lambda=1.0,
-        min_child_weight=0.0,
-        base_score=4 / 6,
-    ).fit(X, y)
-    return m, X, y
+def troll(troll2_model):
+    return troll2_model(reg_lambda=1.0)
 
 
 def fmt(x):

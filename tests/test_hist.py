@@ -59,14 +59,7 @@ def xgb_params(params, objective):
 
 
 def run_both(X, y, params, classifier, sample_weight=None, n_rounds=N_ROUNDS):
-    est = (tg.BoostingClassifier if classifier else tg.BoostingRegressor)(
-        tree_method="hist", n_estimators=n_rounds, **params
-    )
-    est.fit(X, y, sample_weight=sample_weight)
-    objective = "binary:logistic" if classifier else "reg:squarederror"
-    dtrain = xgb.DMatrix(X, label=y, weight=sample_weight, missing=np.nan)
-    booster = xgb.train(xgb_params(params, objective), dtrain, n_rounds)
-    return est, booster
+    return xgb_compare.run_both(X, y, params, classifier, "hist", sample_weight, n_rounds)
 
 
 def assert_same(est, booster, X):

@@ -16,18 +16,6 @@ import teachgbt as tg  # noqa: E402
 import teachgbt.plot as P  # noqa: E402
 from teachgbt.datasets import troll2_xy as troll2  # noqa: E402
 
-
-def troll_model(algorithm="xgboost"):
-    X, y = troll2()
-    kw = dict(reg_lambda=0.0, min_child_weight=0.0, base_score=4 / 6)
-    if algorithm == "gbdt":
-        kw = {}
-    m = tg.BoostingClassifier(
-        algorithm=algorithm, n_estimators=2, learning_rate=0.8, max_depth=2, **kw
-    ).fit(X, y)
-    return m, X, y
-
-
 MODELS = ["xgboost", "gbdt"]
 
 
@@ -47,8 +35,8 @@ def _logloss(y, p):
 
 
 @pytest.mark.parametrize("algorithm", MODELS)
-def test_loss_curve_is_the_logloss_of_each_round(ax, algorithm):
-    m, X, y = troll_model(algorithm)
+def test_loss_curve_is_the_logloss_of_each_round(ax, algorithm, troll2_model):
+    m, X, y = troll2_model(algorithm)
     assert P.loss_curve(m, ax=ax) is ax
     _labelled(ax)
     yy = y.to_numpy(float)
@@ -71,8 +59,8 @@ def test_loss_curve_shows_the_eval_set(ax):
     np.testing.assert_allclose(val.get_ydata(), train.get_ydata()[1:], rtol=1e-5)
 
 
-def test_split_scan_plots_every_gain_of_the_sorted_scan(ax):
-    m, X, y = troll_model()
+def test_split_scan_plots_every_gain_of_the_sorted_scan(ax, troll2_model):
+    m, X, y = troll2_model()
     assert P.split_scan(m, 1, 0, "age", ax=ax) is ax
     _labelled(ax)
     # independent: sort the six ages, accumulate g = p0 − y and h = p0(1 − p0) left to right
@@ -100,8 +88,8 @@ def test_split_scan_plots_every_gain_of_the_sorted_scan(ax):
         P.split_scan(m, 1, 0, "height")
 
 
-def test_split_scan_marks_the_chosen_split(ax):
-    m, X, y = troll_model()
+def test_split_scan_marks_the_chosen_split(ax, troll2_model):
+    m, X, y = troll2_model()
     P.split_scan(m, 1, 1, 1, ax=ax)  # node 1 splits on age (feature index 1)
     star = [ln for ln in ax.get_lines() if ln.get_marker() == "*"]
     assert len(star) == 1
@@ -156,8 +144,8 @@ def test_compare_fits_leaves_unfitted_models_alone(ax):
 
 
 @pytest.mark.parametrize("algorithm", MODELS)
-def test_probabilities_follow_every_instance(ax, algorithm):
-    m, X, y = troll_model(algorithm)
+def test_probabilities_follow_every_instance(ax, algorithm, troll2_model):
+    m, X, y = troll2_model(algorithm)
     assert P.probabilities(m, ax=ax) is ax
     _labelled(ax)
     lines = [ln for ln in ax.get_lines() if len(ln.get_xdata()) == 3]
@@ -185,8 +173,8 @@ def test_probabilities_refuse_a_regressor():
         P.probabilities(m)
 
 
-def test_residuals_are_y_minus_p(ax):
-    m, X, y = troll_model()
+def test_residuals_are_y_minus_p(ax, troll2_model):
+    m, X, y = troll2_model()
     P.residuals(m, ax=ax)
     _labelled(ax)
     lines = [ln for ln in ax.get_lines() if len(ln.get_xdata()) == 3]
@@ -206,8 +194,8 @@ def test_residuals_of_many_rows_draw_bands(ax):
     assert len(ax.collections) == 1  # one 10–90 % band, not 300 lines
 
 
-def test_structure_score_bars(ax):
-    m, X, y = troll_model()
+def test_structure_score_bars(ax, troll2_model):
+    m, X, y = troll2_model()
     assert P.structure_score(m, ax=ax) is ax
     _labelled(ax)
     grown = ax.containers[1]
@@ -281,8 +269,8 @@ def test_vote_error_marks_the_seed_numbers(ax):
     ]
 
 
-def test_plots_make_their_own_axes_when_none_is_given():
-    m, X, y = troll_model()
+def test_plots_make_their_own_axes_when_none_is_given(troll2_model):
+    m, X, y = troll2_model()
     for ax in (P.loss_curve(m), P.vote_error(0.3, 3), P.importance(m)):
         assert ax.figure is not None
         plt.close(ax.figure)

@@ -6,7 +6,6 @@ import pytest
 
 import teachgbt.datasets as datasets
 import teachgbt.walkthrough as walkthrough
-from teachgbt.estimators import BoostingClassifier
 
 ensemble = pytest.importorskip("sklearn.ensemble")
 
@@ -17,11 +16,9 @@ EPOCH_COLUMNS = [
 ]  # fmt: skip
 
 
-def fit_troll2():
-    X, y = datasets.troll2_xy()
-    return BoostingClassifier(algorithm="gbdt", n_estimators=2, learning_rate=0.8, max_depth=2).fit(
-        X, y
-    )
+@pytest.fixture(scope="module")
+def gbdt_troll2(troll2_model):
+    return troll2_model("gbdt")[0]
 
 
 # ------------------------------------------------------------------ the data
@@ -78,8 +75,8 @@ def test_one_hot_orders_numbers_as_numbers():
 
 
 # ------------------------------------------------------------------ seed 004's numbers
-def test_hand_checked_numbers():
-    clf = fit_troll2()
+def test_hand_checked_numbers(gbdt_troll2):
+    clf = gbdt_troll2
     ep = clf.trace_.epochs()
     assert list(ep.columns) == EPOCH_COLUMNS
     # F0 = log(odds): 4 of 6 love Troll 2
@@ -101,9 +98,9 @@ def test_hand_checked_numbers():
     np.testing.assert_allclose(ep["ep_1_prob"], 1 / (1 + np.exp(-ep["ep_1_pre"])))
 
 
-def test_epoch_table_matches_sklearn():
+def test_epoch_table_matches_sklearn(gbdt_troll2):
     X, y = datasets.troll2_xy()
-    clf = fit_troll2()
+    clf = gbdt_troll2
     ep = clf.trace_.epochs()
     sk = ensemble.GradientBoostingClassifier(
         n_estimators=2, learning_rate=0.8, max_depth=2, random_state=0

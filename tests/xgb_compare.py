@@ -33,6 +33,22 @@ def xgb_params(params, objective, tree_method):
     return out
 
 
+def run_both(X, y, params, classifier, tree_method, sample_weight=None, n_rounds=5):
+    """The same model fitted by teachgbt and by XGBoost: ``(estimator, booster)``."""
+    import xgboost as xgb
+
+    import teachgbt as tg
+
+    est = (tg.BoostingClassifier if classifier else tg.BoostingRegressor)(
+        tree_method=tree_method, n_estimators=n_rounds, **params
+    )
+    est.fit(X, y, sample_weight=sample_weight)
+    objective = "binary:logistic" if classifier else "reg:squarederror"
+    dtrain = xgb.DMatrix(X, label=y, weight=sample_weight, missing=np.nan)
+    booster = xgb.train(xgb_params(params, objective, tree_method), dtrain, n_rounds)
+    return est, booster
+
+
 def xgb_trees(booster):
     """Each tree of an XGBoost booster as its JSON dump (a nested dict)."""
     return [json.loads(t) for t in booster.get_dump(dump_format="json", with_stats=True)]

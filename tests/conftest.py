@@ -1,0 +1,25 @@
+"""Fixtures the test files share."""
+
+import pytest
+
+import teachgbt as tg
+from teachgbt.datasets import troll2_xy
+
+# seed 004's settings: two trees, learning rate 0.8, depth 2
+SEED_004 = dict(n_estimators=2, learning_rate=0.8, max_depth=2)
+# for algorithm="xgboost": XGBoost's penalties off and the tutorial's start, p0 = 4/6
+XGBOOST_AS_TUTORIAL = dict(reg_lambda=0.0, min_child_weight=0.0, base_score=4 / 6)
+
+
+@pytest.fixture(scope="session")
+def troll2_model():
+    """``troll2_model(algorithm="xgboost", **params) -> (model, X, y)``: the Troll 2
+    classifier with seed 004's settings; ``params`` override them."""
+
+    def make(algorithm="xgboost", **params):
+        X, y = troll2_xy()
+        settings = {**SEED_004, **(XGBOOST_AS_TUTORIAL if algorithm == "xgboost" else {})}
+        model = tg.BoostingClassifier(algorithm=algorithm, **{**settings, **params}).fit(X, y)
+        return model, X, y
+
+    return make
