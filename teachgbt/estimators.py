@@ -44,6 +44,37 @@ __all__ = ["BoostingClassifier", "BoostingRegressor"]
 _ALGORITHMS = {"xgboost": XGBoostAlgorithm, "gbdt": GBDTAlgorithm}
 _EDGE_PROBABILITY = 1e-6  # an estimated base_score is kept this far from 0 and 1
 
+_PARAMETERS = """
+    Parameters
+    ----------
+    XGBoost's names and meanings; ``None`` picks the algorithm's default.
+
+    algorithm : "xgboost" (second-order, regularized; seeds 000-003) or "gbdt"
+        (Friedman's GBDT, as scikit-learn's GradientBoosting*; seed 004).
+    tree_method : "exact" (sorted scan of every value, full trace) or "hist"
+        (binned features, for full-size data).
+    n_estimators, learning_rate (η; None: 0.3 xgboost, 0.1 gbdt), max_depth (0: no
+        limit), max_leaves (best-first growth to this many leaves).
+    reg_lambda : λ, the L2 penalty on leaf weights in w* = −G/(H+λ) (None: 1 xgboost,
+        0 gbdt). reg_alpha : α, the L1 penalty. max_delta_step : clip on |w*|.
+    gamma : XGBoost's gamma (min_split_loss): a split stays when its ``loss_chg``
+        = G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ) (no ½) is at least ``gamma``. Seed
+        000's γ is ``gamma / 2``; seed 002's (whose square loss doubles g, h and λ)
+        is ``gamma``. The ``gain`` of every split is seed 000's gain for this gamma,
+        ½(loss_chg − gamma), so its sign says what gamma decided: pre-stopping
+        never keeps a split with gain < 0; post-pruning removes, bottom up, a split
+        whose children are leaves when its gain is < 0.
+    min_child_weight : smallest H a child may have (None: 1 xgboost, 0 gbdt).
+    pruning : "post" (grow, then prune bottom up, as XGBoost exact) or "pre" (stop
+        before a split, as XGBoost hist); None picks by tree_method.
+    base_score : the starting prediction (a probability for a classifier); None:
+        the weighted mean of y, as XGBoost >= 2.
+    objective : "reg:squarederror", "binary:logistic" or a callable
+        ``(y, margin) -> (g, h)``.
+    max_bin, subsample, colsample_bytree, random_state, early_stopping_rounds,
+    callbacks, verbose : as in XGBoost (sampling uses numpy's generator).
+"""
+
 
 class _Boosting(_Base):
     _is_classifier = False
@@ -413,3 +444,7 @@ class BoostingClassifier(_ClassifierMixin, _Boosting):
     def predict(self, X, iteration_range=None):
         prob = self.predict_proba(X, iteration_range)[:, 1]
         return self.classes_[(prob > 0.5).astype(int)]
+
+
+for _cls in (BoostingRegressor, BoostingClassifier):
+    _cls.__doc__ += _PARAMETERS

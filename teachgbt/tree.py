@@ -5,7 +5,8 @@ the rule ``x[feature] < threshold`` (true goes to ``left[i]``), a missing value
 goes left when ``default_left[i]``; leaves have ``feature == -1``. Every node
 keeps the statistics it was grown from: ``n``, ``G``, ``H``, the optimal weight
 ``weight`` (w*), ``value`` (η·w*, what a leaf adds to the margin), and for
-split nodes ``gain`` (the tutorial's ½[...] − γ) and ``loss_chg`` (XGBoost's
+split nodes ``gain`` (seed 000's ½[...] − γ with γ = gamma/2, i.e. ½(loss_chg −
+gamma): its sign says what the model's gamma decided) and ``loss_chg`` (XGBoost's
 number for the same split).
 
 Features are compared in float32, as XGBoost does: thresholds are float32

@@ -162,12 +162,17 @@ class Trace:
         return df
 
     def nodes(self, t):
-        """Tree t, one row per node (see ``Tree.to_frame``)."""
+        """Tree t, one row per node (see ``Tree.to_frame``).
+
+        ``gain`` is seed 000's gain for the model's gamma, ½(loss_chg − gamma): a split
+        with gain < 0 survives post-pruning only above a child that is itself a split.
+        """
         t = self._check_round(t)
         return self._model.trees_[t - 1].to_frame()
 
     def splits(self, t, node):
-        """Every candidate split evaluated at ``node`` of tree t, the chosen one marked."""
+        """Every candidate split evaluated at ``node`` of tree t, the chosen one marked;
+        ``gain`` is ½(loss_chg − gamma), as in ``nodes``."""
         self._check_X()
         t = self._check_round(t)
         tree = self._model.trees_[t - 1]
