@@ -142,8 +142,10 @@ def check_y_numeric(y, n_rows, what="y"):
     return yf
 
 
-def check_y_binary(y, n_rows, what="y"):
-    """Return (y as 0/1 float64, classes_). Labels may be bool, 0/1 or two strings."""
+def check_y_classes(y, n_rows, what="y"):
+    """Return (y as class indices 0 … K−1 in float64, classes_ sorted). Labels may be bools,
+    whole numbers or strings; there must be at least two classes. With two classes the
+    indices are 0/1, ``classes_[1]`` the positive class."""
     index = y.index if isinstance(y, pd.Series) else None
     arr = np.asarray(y)
     if arr.ndim == 2 and arr.shape[1] == 1:
@@ -172,15 +174,13 @@ def check_y_binary(y, n_rows, what="y"):
         if missing.any():
             i = int(np.argmax(missing))
             raise ValueError(f"{what} is missing a label at {_row_label(index, i)}")
-    classes = np.unique(arr)
-    if len(classes) != 2:
+    classes, codes = np.unique(arr, return_inverse=True)
+    if len(classes) < 2:
         shown = ", ".join(repr(c) for c in classes[:10].tolist())
         raise ValueError(
-            f"BoostingClassifier is binary: {what} needs exactly two classes, got {len(classes)} "
-            f"({shown}{', ...' if len(classes) > 10 else ''})"
+            f"BoostingClassifier needs at least two classes in {what}, got {len(classes)} ({shown})"
         )
-    y01 = (arr == classes[1]).astype(np.float64)
-    return y01, classes
+    return codes.reshape(-1).astype(np.float64), classes
 
 
 def check_sample_weight(sample_weight, n_rows):
