@@ -179,3 +179,111 @@ def test_gbdt_unweighted_untied_data_matches_sklearn():
         np.testing.assert_allclose(other, sk[0], atol=1e-12)
     ours = tg.BoostingClassifier(algorithm="gbdt", **p).fit(X, y)
     np.testing.assert_allclose(ours.decision_function(X), sk[0], rtol=0, atol=1e-10)
+
+
+@pytest.fixture
+def three():
+    X, y = make_data(8, n=120)
+    labels = np.array(["ant", "bee", "cat", "dog"])[y]
+    clf = tg.BoostingClassifier(n_estimators=3, max_depth=2, learning_rate=0.5).fit(X, labels)
+    return X, labels, clf
+
+
+def test_shapes_labels_and_argmax(three):
+    X, labels, clf = three
+    assert list(clf.classes_) == ["ant", "bee", "cat", "dog"]
+    margin, proba = clf.decision_function(X), clf.predict_proba(X)
+    assert margin.shape == proba.shape == (len(X), 4)
+    e = np.exp(margin - margin.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(proba, e / e.sum(axis=1, keepdims=True), atol=1e-12)
+    assert np.array_equal(clf.predict(X), clf.classes_[proba.argmax(axis=1)])
+    for flag in (np.array([True, False]), np.array([3, 7, 9])):  # bools, ints
+        y = flag[np.arange(len(X)) % len(flag)]
+        fitted = tg.BoostingClassifier(n_estimators=1, max_depth=1).fit(X, y)
+        assert fitted.predict_proba(X).shape == (len(X), len(flag))
+        assert set(fitted.predict(X)) <= set(flag.tolist())
+    binary = tg.BoostingClassifier(n_estimators=1, max_depth=1).fit(X, labels == "ant")
+    assert binary.decision_function(X).shape == (len(X),)
+
+
+def test_trace_tables_need_a_class(three):
+    X, labels, clf = three
+    tr = clf.trace_
+    assert tr.n_rounds == 3 and len(clf.trees_) == 12
+    for call in (lambda: tr.nodes(1), lambda: tr.instances(1), lambda: tr.epochs()):
+        with pytest.raises(ValueError, match=r"4 classes.*class_= one of 0 \('ant'\)"):
+            call()
+    with pytest.raises(ValueError, match="class_ must be one of"):
+        tr.splits(1, 0, class_=4)
+    y = labels == "cat"
+    ep = tr.epochs(class_=2)
+    inst = tr.instances(2, class_=2)
+    np.testing.assert_allclose(ep["ep_0_prob"], clf.predict_proba(X, iteration_range=(0, 0))[:, 2])
+    np.testing.assert_allclose(ep["ep_3_prob"], clf.predict_proba(X)[:, 2], atol=1e-6)
+    np.testing.assert_allclose(ep["ep_3_pre"], clf.decision_function(X)[:, 2], atol=1e-6)
+    np.testing.assert_allclose(ep["ep_2_residual"], y - ep["ep_1_prob"], atol=1e-12)
+    np.testing.assert_allclose(inst["g"], -ep["ep_2_residual"], atol=1e-6)
+    assert np.array_equal(inst["y"], y.astype(float))
+    tree = clf.trees_[1 * 4 + 2]  # round 2, class 2
+    assert np.array_equal(inst["leaf"], tree.apply(X))
+    assert tr.nodes(2, class_=2).equals(tree.to_frame())
+    splits = tr.splits(2, 0, class_=2)
+    chosen = splits[splits["chosen"]].iloc[0]
+    assert chosen["G_L"] + chosen["G_R"] == pytest.approx(inst["g"].sum(), abs=1e-4)
+
+
+def test_save_load_and_draw(three, tmp_path):
+    X, labels, clf = three
+    clf.save(tmp_path / "m.json")
+    back = tg.load(tmp_path / "m.json")
+    assert np.array_equal(back.predict_proba(X), clf.predict_proba(X))
+    assert np.array_equal(back.predict(X), clf.predict(X))
+    assert [(t.round, t.class_) for t in back.trees_] == [
+        (r, k) for r in (1, 2, 3) for k in range(4)
+    ]
+    dot = clf.trees_[6].to_dot()
+    assert "round 2, class 2: adds to the margin of class 2" in dot
+    assert str(clf.trees_[6]).startswith("round 2, class 2")
+    model_dot = tg.draw.draw_model(clf, rounds=[1, 7]).source
+    assert "tree 7: round 2, class cat (classes_[2]" in model_dot
+    assert "ant: " in model_dot  # round 0 lists each class' starting margin
+    clf.trees_[6].draw(engine="matplotlib").save(tmp_path / "t.png")
+    assert (tmp_path / "t.png").stat().st_size > 0
+
+
+def test_plots(three):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    X, labels, clf = three
+    ax = tg.plot.probabilities(clf)
+    assert [t.get_text() for t in ax.get_legend().get_texts()][1].startswith("y = ant: p(ant)")
+    ax = tg.plot.probabilities(clf, class_=1)
+    assert ax.get_title() == "Probability of class bee, epoch by epoch"
+    ax = tg.plot.loss_curve(clf)
+    assert ax.get_ylabel() == "mlogloss"
+    train = ax.get_lines()[0].get_ydata()
+    y = np.searchsorted(clf.classes_, labels)
+    last = -np.log(clf.predict_proba(X)[np.arange(len(y)), y]).mean()
+    assert train[-1] == pytest.approx(last, rel=1e-6)
+    with pytest.raises(ValueError, match="K >= 3"):
+        tg.plot.residuals(clf)
+
+
+def test_cli_train_and_predict(three, tmp_path):
+    import pandas as pd
+
+    from teachgbt.cli import main
+
+    X, labels, clf = three
+    df = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])]).assign(kind=labels)
+    df.to_csv(tmp_path / "d.csv", index=False)
+    args = ["train", str(tmp_path / "d.csv"), "--target", "kind", "--model"]
+    assert main([*args, str(tmp_path / "m.json"), "--n-estimators", "3", "--max-depth", "2",
+                 "--learning-rate", "0.5"]) == 0  # fmt: skip
+    assert main(["predict", str(tmp_path / "m.json"), str(tmp_path / "d.csv"), "--output",
+                 str(tmp_path / "p.csv")]) == 0  # fmt: skip
+    out = pd.read_csv(tmp_path / "p.csv")
+    assert list(out["prediction"]) == list(clf.predict(df.drop(columns="kind")))
+    np.testing.assert_allclose(out[[f"prob_{c}" for c in clf.classes_]], clf.predict_proba(X))
+    np.testing.assert_allclose(out["margin_dog"], clf.decision_function(X)[:, 3], atol=1e-6)
