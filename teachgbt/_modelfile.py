@@ -58,8 +58,9 @@ def to_dict(model):
         "classes": [_jsonable(c) for c in model.classes_.tolist()]
         if hasattr(model, "classes_")
         else None,
-        "base_score": float(model.base_score_),
-        "base_margin": float(model.base_margin_),
+        # a number; K numbers (the starting margins) for a classifier of K >= 3 classes
+        "base_score": np.asarray(model.base_score_, dtype=float).tolist(),
+        "base_margin": np.asarray(model.base_margin_, dtype=float).tolist(),
         "best_iteration": model.best_iteration_,
         "trees": [t.to_dict() for t in model.trees_],
     }

@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 import pandas as pd
+
+try:  # scikit-learn's warning for a column-vector y, when it is installed
+    from sklearn.exceptions import DataConversionWarning
+except ImportError:  # pragma: no cover - exercised only without scikit-learn
+
+    class DataConversionWarning(UserWarning):
+        """A column-vector y was turned into a 1-D array."""
+
 
 try:  # one exception for "not fitted": scikit-learn's, when it is installed
     from sklearn.exceptions import NotFittedError
@@ -51,6 +60,12 @@ def check_X(X, what="X"):
     """
     names = None
     index = None
+    if hasattr(X, "tocsr") or hasattr(X, "sparse"):  # scipy.sparse matrices and arrays
+        raise TypeError(
+            f"{what} is a sparse matrix, and teachgbt does not take sparse input: a zero "
+            "that sparse storage leaves out is a value here, not a missing one (NaN). Pass "
+            "X.toarray() to train on zeros, or a dense array with NaN where values are missing"
+        )
     if isinstance(X, pd.DataFrame):
         names = [str(c) for c in X.columns]
         index = X.index
@@ -76,18 +91,24 @@ def check_X(X, what="X"):
             raise TypeError(
                 f"{what} must be a 2-D array or a DataFrame; got {type(X).__name__}"
             ) from e
+        if source.dtype.kind == "c":
+            raise ValueError(
+                f"Complex data not supported: {what} holds complex numbers; "
+                "trees split real numbers"
+            )
         if source.dtype == object or source.dtype.kind in "USV":
             try:
                 source = source.astype(np.float64)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError) as e:
                 raise TypeError(
-                    f"{what} holds non-numeric values (dtype {source.dtype}). Trees split "
+                    f"{what} holds non-numeric values (dtype {source.dtype}: {e}). Trees split "
                     "numbers; encode categories as 0/1 columns (one-hot encoding, seed 002)"
                 ) from None
         if source.ndim == 1:
             raise ValueError(
                 f"{what} must be 2-dimensional (rows × features); got a 1-D array of shape "
-                f"{source.shape}. Use X.reshape(-1, 1) for a single feature"
+                f"{source.shape}. Reshape your data: X.reshape(-1, 1) for a single feature, "
+                "X.reshape(1, -1) for a single instance"
             )
         if source.ndim != 2:
             raise ValueError(
@@ -97,10 +118,17 @@ def check_X(X, what="X"):
         def original(i, j):
             return float(source[i, j])
 
+    # the wording of scikit-learn's check_array, which its estimator checks expect
     if source.shape[0] == 0:
-        raise ValueError(f"{what} is empty: it has no rows")
+        raise ValueError(
+            f"{what} is empty: it has no rows. Found array with 0 sample(s) "
+            f"(shape={source.shape}) while a minimum of 1 is required."
+        )
     if source.shape[1] == 0:
-        raise ValueError(f"{what} is empty: it has no feature columns")
+        raise ValueError(
+            f"{what} is empty: it has no feature columns. Found array with 0 feature(s) "
+            f"(shape={source.shape}) while a minimum of 1 is required."
+        )
     with np.errstate(over="ignore"):  # too-large values are reported below
         X32 = np.ascontiguousarray(source, dtype=np.float32)
     inf = np.isinf(X32)
@@ -120,10 +148,28 @@ def check_X(X, what="X"):
     return X32, names
 
 
+def _column_vector_warning(what):
+    warnings.warn(
+        f"A column-vector {what} was passed when a 1d array was expected; it is used as "
+        f"{what}.ravel()",
+        DataConversionWarning,
+        stacklevel=4,
+    )
+
+
+def check_y_present(y, estimator):
+    """A supervised fit needs y (scikit-learn's wording)."""
+    if y is None:
+        raise ValueError(
+            f"{type(estimator).__name__} requires y to be passed, but the target y is None"
+        )
+
+
 def check_y_numeric(y, n_rows, what="y"):
     index = y.index if isinstance(y, pd.Series) else None
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
+        _column_vector_warning(what)
         y = y[:, 0]
     if y.ndim != 1:
         raise ValueError(f"{what} must be 1-dimensional; got shape {y.shape}")
@@ -142,11 +188,14 @@ def check_y_numeric(y, n_rows, what="y"):
     return yf
 
 
-def check_y_binary(y, n_rows, what="y"):
-    """Return (y as 0/1 float64, classes_). Labels may be bool, 0/1 or two strings."""
+def check_y_classes(y, n_rows, what="y"):
+    """Return (y as class indices 0 … K−1 in float64, classes_ sorted). Labels may be bools,
+    whole numbers or strings; there must be at least two classes. With two classes the
+    indices are 0/1, ``classes_[1]`` the positive class."""
     index = y.index if isinstance(y, pd.Series) else None
     arr = np.asarray(y)
     if arr.ndim == 2 and arr.shape[1] == 1:
+        _column_vector_warning(what)
         arr = arr[:, 0]
     if arr.ndim != 1:
         raise ValueError(f"{what} must be 1-dimensional; got shape {arr.shape}")
@@ -172,15 +221,14 @@ def check_y_binary(y, n_rows, what="y"):
         if missing.any():
             i = int(np.argmax(missing))
             raise ValueError(f"{what} is missing a label at {_row_label(index, i)}")
-    classes = np.unique(arr)
-    if len(classes) != 2:
+    classes, codes = np.unique(arr, return_inverse=True)
+    if len(classes) < 2:
         shown = ", ".join(repr(c) for c in classes[:10].tolist())
         raise ValueError(
-            f"BoostingClassifier is binary: {what} needs exactly two classes, got {len(classes)} "
-            f"({shown}{', ...' if len(classes) > 10 else ''})"
+            f"BoostingClassifier needs at least two classes in {what}, got {len(classes)} "
+            f"class ({shown})"
         )
-    y01 = (arr == classes[1]).astype(np.float64)
-    return y01, classes
+    return codes.reshape(-1).astype(np.float64), classes
 
 
 def check_sample_weight(sample_weight, n_rows):
@@ -196,7 +244,10 @@ def check_sample_weight(sample_weight, n_rows):
             f"sample_weight[{i}] = {float(w[i])!r}; weights must be finite and non-negative"
         )
     if not w.sum() > 0:
-        raise ValueError("sample_weight sums to 0: at least one row needs a positive weight")
+        raise ValueError(
+            "sample_weight sums to 0 (every weight is zero): at least one row needs a "
+            "positive weight"
+        )
     return w
 
 

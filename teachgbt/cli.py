@@ -71,8 +71,9 @@ def cmd_train(args):
     for column, dummies in encoded.items():
         print(f"one-hot encoded the text column {column!r} as {', '.join(dummies)}")
     kind = args.task
-    if kind == "auto":
-        kind = "classify" if y.nunique(dropna=True) == 2 else "regress"
+    if kind == "auto":  # two values, or labels that are not numbers: classes
+        text = not pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y)
+        kind = "classify" if y.nunique(dropna=True) == 2 or text else "regress"
     Est = BoostingClassifier if kind == "classify" else BoostingRegressor
     params = dict(
         algorithm=args.algorithm,
@@ -122,9 +123,15 @@ def cmd_predict(args):
             )
         df = df[list(names)]
     out = pd.DataFrame({"prediction": model.predict(df)})
-    if hasattr(model, "classes_"):
-        out[f"prob_{model.classes_[1]}"] = model.predict_proba(df)[:, 1]
-    out["margin"] = model.decision_function(df)
+    classes = getattr(model, "classes_", None)
+    if classes is not None and len(classes) > 2:  # one probability and margin per class
+        for c, p, m in zip(classes, model.predict_proba(df).T, model.decision_function(df).T):
+            out[f"prob_{c}"] = p
+            out[f"margin_{c}"] = m
+    else:
+        if classes is not None:
+            out[f"prob_{classes[1]}"] = model.predict_proba(df)[:, 1]
+        out["margin"] = model.decision_function(df)
     if args.output:
         from ._files import write_atomic
 
@@ -195,7 +202,7 @@ def build_parser():
         "--task",
         choices=("auto", "classify", "regress"),
         default="auto",
-        help="auto: a classifier when the target has two values",
+        help="auto: a classifier when the target has two values or text labels",
     )
     t.add_argument("--algorithm", choices=("xgboost", "gbdt"), default="xgboost")
     t.add_argument("--tree-method", choices=("exact", "hist"), default="exact")
@@ -217,7 +224,12 @@ def build_parser():
 
     d = sub.add_parser("draw", help="draw one tree of a saved model")
     d.add_argument("model", metavar="MODEL.json")
-    d.add_argument("--tree", type=int, required=True, help="1-based round number")
+    d.add_argument(
+        "--tree",
+        type=int,
+        required=True,
+        help="1-based tree number (K classes: K trees a round, class by class)",
+    )
     d.add_argument("--output", required=True, metavar="FILE.svg|.png|.pdf|.dot")
     d.set_defaults(func=cmd_draw)
 

@@ -16,8 +16,20 @@ import numpy as np
 
 # XGBoost floors the logistic hessian here, so that a sure prediction still has h > 0
 HESSIAN_FLOOR = 1e-16
+# XGBoost's kRtEps: it estimates softmax start margins as log(prior + this)
+PRIOR_LOG_EPS = 1e-6
 
-__all__ = ["Loss", "SquaredError", "Logistic", "CustomObjective", "get_loss", "sigmoid", "logit"]
+__all__ = [
+    "Loss",
+    "SquaredError",
+    "Logistic",
+    "Softmax",
+    "CustomObjective",
+    "get_loss",
+    "sigmoid",
+    "logit",
+    "softmax",
+]
 
 
 def sigmoid(margin):
@@ -35,11 +47,19 @@ def logit(prob):
         return np.log(prob) - np.log1p(-prob)
 
 
+def softmax(margin):
+    """p_k = exp(F_k) / Σ_j exp(F_j), row by row: (n, K) margins to (n, K) probabilities."""
+    margin = np.asarray(margin, dtype=np.float64)
+    e = np.exp(margin - margin.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 class Loss:
     """Base class. Subclasses define ``name``, ``grad_hess`` and friends."""
 
     name = "loss"
     is_classification = False
+    n_outputs = 1  # margins per instance, and trees per round
 
     def grad_hess(self, y, margin, dtype=np.float64):
         raise NotImplementedError
@@ -142,6 +162,98 @@ class Logistic(Loss):
         return float(np.average(per_row, weights=sample_weight))
 
 
+class Softmax(Loss):
+    """Cross entropy over K ≥ 3 classes on K margins (XGBoost's ``multi:softprob``):
+
+        p_k = exp(F_k) / Σ_j exp(F_j)
+        l(y, F) = −log p_y
+        g_k = p_k − [y = k],   h_k = max(2 p_k (1 − p_k), 1e-16)
+
+    One tree per class per round grows on that class' column of g and h. The
+    hessian is XGBoost's: twice the diagonal of the true one, p_k(1 − p_k), an upper
+    bound that keeps Newton steps safe; leaves are therefore half as large as
+    with the diagonal itself. ``y`` holds class indices 0 … K−1.
+
+    ``base_score`` is in margin space here, as XGBoost 3.2 reads it for
+    multiclass: one number for every class, or K numbers. Not given, it is
+    XGBoost's estimate, the centred log class priors log(π_k + 1e-6) − mean_j
+    log(π_j + 1e-6) with π_k the (weighted) share of class k.
+    """
+
+    name = "multi:softprob"
+    is_classification = True
+    metric_name = "mlogloss"
+
+    def __init__(self, n_classes):
+        if int(n_classes) < 3:
+            raise ValueError(f"Softmax is for 3 or more classes; got n_classes={n_classes!r}")
+        self.n_classes = self.n_outputs = int(n_classes)
+
+    def one_hot(self, y):
+        """[y = k]: (n,) class indices to (n, K) 0/1 columns."""
+        return (np.asarray(y).astype(np.int64)[:, None] == np.arange(self.n_classes)).astype(
+            np.float64
+        )
+
+    def grad_hess(self, y, margin, dtype=np.float64):
+        margin = np.asarray(margin, dtype=dtype)  # (n, K)
+        if dtype == np.float32:
+            # XGBoost's arithmetic: exp(F_k − max) in float32, their sum in float64, then
+            # cast to float32 before dividing (its max starts from the smallest positive float)
+            top = np.maximum(margin.max(axis=1, keepdims=True), np.finfo(np.float32).tiny)
+            e = np.exp(margin - top)
+            total = e.astype(np.float64).sum(axis=1, keepdims=True).astype(np.float32)
+            prob = e / total
+        else:
+            prob = softmax(margin)
+        g = prob - self.one_hot(y).astype(dtype)  # (n, K)
+        h = np.maximum(dtype(2) * prob * (dtype(1) - prob), dtype(HESSIAN_FLOOR))
+        return g.astype(dtype), h.astype(dtype)
+
+    def class_priors(self, y, sample_weight=None):
+        """π_k: the (weighted) share of each class, (K,)."""
+        w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
+        counts = np.bincount(np.asarray(y).astype(np.int64), weights=w, minlength=self.n_classes)
+        return counts / counts.sum()
+
+    def default_base_score(self, y, sample_weight=None):
+        """XGBoost's start: log(π_k + 1e-6) − mean_j log(π_j + 1e-6), in float32."""
+        log_prior = np.log(self.class_priors(y, sample_weight).astype(np.float32) + PRIOR_LOG_EPS)
+        return (log_prior - log_prior.mean()).astype(np.float32).astype(np.float64)
+
+    def check_base_score(self, base_score):
+        values = np.asarray(base_score, dtype=np.float64).reshape(-1)
+        if values.size == 1:
+            values = np.repeat(values, self.n_classes)
+        if values.size != self.n_classes or not np.all(np.isfinite(values)):
+            raise ValueError(
+                f"base_score for {self.n_classes} classes is the starting margin (as XGBoost's "
+                f"multi:softprob reads it): one finite number or {self.n_classes}; "
+                f"got {base_score!r}"
+            )
+        return values
+
+    def base_margin(self, base_score):
+        return np.asarray(base_score, dtype=np.float64).reshape(-1)  # already margins: (K,)
+
+    def transform(self, margin):
+        return softmax(margin)
+
+    def metric(self, y, margin, sample_weight=None):
+        return self.loss(y, margin, sample_weight)
+
+    def loss(self, y, margin, sample_weight=None):
+        """Mean −log p_y (XGBoost's ``mlogloss``), stable for large margins."""
+        m = np.asarray(margin, dtype=np.float64)
+        top = m.max(axis=1)
+        log_total = top + np.log(np.exp(m - top[:, None]).sum(axis=1))
+        per_row = log_total - m[np.arange(len(m)), np.asarray(y).astype(np.int64)]
+        return float(np.average(per_row, weights=sample_weight))
+
+    def __repr__(self):
+        return f"Softmax(n_classes={self.n_classes})"
+
+
 class CustomObjective(Loss):
     """A user objective ``fn(y, margin) -> (g, h)``, as in XGBoost's ``obj=``.
 
@@ -210,8 +322,16 @@ _BY_NAME = {
 }
 
 
-def get_loss(objective, is_classifier):
-    """Resolve ``objective`` (None, a name or a callable) to a Loss."""
+def get_loss(objective, is_classifier, n_classes=2):
+    """Resolve ``objective`` (None, a name or a callable) to a Loss; a classifier of
+    ``n_classes`` ≥ 3 classes gets ``Softmax``."""
+    if is_classifier and n_classes >= 3:
+        if objective not in (None, "multi:softprob"):
+            raise ValueError(
+                f"{n_classes} classes need objective=None or 'multi:softprob' (softmax); "
+                f"got {objective!r}"
+            )
+        return Softmax(n_classes)
     if objective is None:
         return Logistic() if is_classifier else SquaredError()
     if isinstance(objective, Loss):

@@ -62,6 +62,10 @@ class Tree:
         self.learning_rate = float(learning_rate)
         # extra per-node columns a trainer wants to show (e.g. GBDT's residual sums)
         self.extra = {k: np.asarray(v) for k, v in (extra or {}).items()}
+        # where the tree sits in its model: the round (1-based) and, with K ≥ 3 classes,
+        # the class index (0-based, into ``classes_``) whose margin it adds to
+        self.round = None
+        self.class_ = None
 
     # ----------------------------------------------------------------- shape
     @property
@@ -186,6 +190,8 @@ class Tree:
         d["feature_names"] = self.feature_names
         d["learning_rate"] = self.learning_rate
         d["extra"] = {k: v.tolist() for k, v in self.extra.items()}
+        d["round"] = self.round
+        d["class"] = self.class_
         return d
 
     @classmethod
@@ -196,17 +202,21 @@ class Tree:
             if k in ("threshold", "gain", "loss_chg"):
                 v = [np.nan if t is None else t for t in v]
             arrays[k] = v
-        return cls(
+        tree = cls(
             arrays,
             d["n_features"],
             d.get("feature_names"),
             d.get("learning_rate", 1.0),
             d.get("extra"),
         )
+        tree.round, tree.class_ = d.get("round"), d.get("class")
+        return tree
 
     def __repr__(self):
+        where = "" if self.class_ is None else f"round {self.round}, class {self.class_}: "
         return (
-            f"<teachgbt.Tree: {self.n_nodes} nodes, {self.n_leaves} leaves, depth {self.max_depth}>"
+            f"<teachgbt.Tree: {where}{self.n_nodes} nodes, {self.n_leaves} leaves, "
+            f"depth {self.max_depth}>"
         )
 
     # --- drawing (teachgbt.draw)

@@ -52,7 +52,9 @@ def test_from_trees_defaults_and_errors(data):
         tg.BoostingClassifier.from_trees([object()])
     with pytest.raises(ValueError, match="n_features"):
         tg.BoostingClassifier.from_trees([])
-    with pytest.raises(ValueError, match="two classes"):
+    with pytest.raises(ValueError, match="at least two classes"):
+        tg.BoostingClassifier.from_trees(clf.trees_, classes=["a"])
+    with pytest.raises(ValueError, match="not whole rounds of 3"):  # 2 trees, 3 classes
         tg.BoostingClassifier.from_trees(clf.trees_, classes=["a", "b", "c"])
     with pytest.raises(ValueError, match="feature names"):
         tg.BoostingClassifier.from_trees(clf.trees_, feature_names=["a"])

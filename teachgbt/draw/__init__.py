@@ -36,6 +36,7 @@ from .labels import (
     format_number,
     format_threshold,
     node_label,
+    tree_title,
 )
 from .layout import text_size
 from .render import SAVE_FORMATS, Diagram, graphviz_available
@@ -103,10 +104,24 @@ def draw(tree, highlight=None, engine="auto", **label_options):
     source = _dot.tree_to_dot(tree, opts, path)
     return Diagram(
         source,
-        lambda: _mpl.tree_scene(tree, opts, path),
+        lambda: _titled_scene(tree, opts, path),
         engine,
         f"a tree of {tree.n_leaves} leaves",
     )
+
+
+def _titled_scene(tree, opts, path):
+    """The tree's scene, under its title when it has one (a tree of a K-class model)."""
+    scene = _mpl.tree_scene(tree, opts, path)
+    title = tree_title(tree)
+    if not title:
+        return scene
+    size = _mpl.FONT_SIZE
+    out = _mpl.Scene(font_size=size)
+    out.items.append(_mpl.Text(0.0, size, title, size * 1.15, weight="bold"))
+    out.width = text_size([title], size * 1.15)[0]
+    out.add(scene, 0.0, 2.0 * size)
+    return out
 
 
 def plot_tree(tree, ax=None, highlight=None, **label_options):
@@ -117,7 +132,7 @@ def plot_tree(tree, ax=None, highlight=None, **label_options):
     """
     opts = _opts(label_options)
     path = None if highlight is None else instance_path(tree, highlight)
-    scene = _mpl.tree_scene(tree, opts, path)
+    scene = _titled_scene(tree, opts, path)
     if ax is None:
         _, ax = _mpl.new_figure(scene, pyplot=True)
     return _mpl.draw_scene(scene, ax)
@@ -141,20 +156,27 @@ def _rounds(model, rounds):
     return rounds
 
 
+def _title(model, k, tree):
+    """A tree's title in a model view: its round, and with K >= 3 classes its class."""
+    eta = f"η = {format_number(tree.learning_rate, 6)}"
+    if tree.class_ is None:
+        return f"round {k}: tree {k} ({eta})"
+    label = model.classes_[tree.class_]
+    return f"tree {k}: round {tree.round}, class {label} (classes_[{tree.class_}]; {eta})"
+
+
 def _model_parts(model, rounds, highlight, label_options):
     _check_model(model)
     kw = dict(label_options)
-    kw.setdefault("proba", bool(model.loss_.is_classification))
+    # σ(η·w*) of a leaf means something for log-odds only, not for one of K softmax margins
+    kw.setdefault("proba", bool(model.loss_.is_classification) and model.loss_.n_outputs == 1)
     opts = _opts(kw)
     rounds = _rounds(model, rounds)
     trees = [model.trees_[k - 1] for k in rounds]
     paths = {}
     if highlight is not None:
         paths = {k: instance_path(t, highlight) for k, t in zip(rounds, trees)}
-    titles = {
-        k: f"round {k}: tree {k} (η = {format_number(t.learning_rate, 6)})"
-        for k, t in zip(rounds, trees)
-    }
+    titles = {k: _title(model, k, t) for k, t in zip(rounds, trees)}
     return opts, rounds, trees, paths, titles
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from .labels import edge_label, format_number, legend_lines, node_label
+import numpy as np
+
+from .labels import edge_label, format_number, legend_lines, node_label, tree_title
 
 __all__ = ["tree_to_dot", "model_to_dot", "quote", "LEAF_POSITIVE", "LEAF_NEGATIVE", "HIGHLIGHT"]
 
@@ -58,6 +60,10 @@ def _header(name):
 def tree_to_dot(tree, opts, path=None):
     """DOT text of one tree; ``path``: node ids to highlight (one instance's path)."""
     lines = _header("Tree")
+    title = tree_title(tree)
+    if title:
+        lines.append(f'title [shape=plaintext, style="", label={quote(title)}] ;')
+        lines.append("title -> 0 [style=invis] ;")
     lines.extend(_tree_body(tree, opts, "", path))
     legend = legend_lines(tree, opts) if opts.legend else []
     if legend:
@@ -99,6 +105,14 @@ def model_to_dot(trees, rounds, round0_text, opts, paths=None, titles=None):
 def round0_text(model, precision=3):
     """Round 0 of a model: base_score and the margin every instance starts from."""
     p = precision
+    if np.ndim(model.base_margin_):  # K >= 3 classes: base_score holds the K start margins
+        margins = ", ".join(
+            f"{c}: {format_number(float(m), p)}" for c, m in zip(model.classes_, model.base_margin_)
+        )
+        return (
+            "round 0 (before any tree)\nbase_score = the margins of the classes\n"
+            f"(centred log class priors)\n{margins}"
+        )
     base = float(model.base_score_)
     margin = float(model.base_margin_)
     if model.loss_.is_classification:

@@ -205,3 +205,10 @@ def legend_lines(tree, opts):
         if parts:
             out.append("; ".join(parts))
     return out
+
+
+def tree_title(tree):
+    """A tree of a K-class model says where it belongs; other trees have no title."""
+    if tree.class_ is None:
+        return None
+    return f"round {tree.round}, class {tree.class_}: adds to the margin of class {tree.class_}"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .labels import edge_label, legend_lines, node_label
+from .labels import edge_label, legend_lines, node_label, tree_title
 
 __all__ = ["tree_to_text"]
 
@@ -17,7 +17,7 @@ def tree_to_text(tree, opts, path=None):
         └── no: ...
     """
     on_path = set(path or ())
-    out = []
+    out = [tree_title(tree)] if tree_title(tree) else []
 
     def line(i, prefix, branch):
         lab = node_label(tree, i, opts)

@@ -3,6 +3,11 @@
     ŷ_i^(0) = base margin
     ŷ_i^(t) = ŷ_i^(t−1) + η·f_t(x_i)
 
+With K ≥ 3 classes (softmax) every instance has K margins and a round grows K
+trees, one per class, each on its class' column of g and h, all computed at
+ŷ^(t−1) (XGBoost's ``multi:softprob``); ``trees`` holds them in XGBoost's
+order, round by round, class by class.
+
 ``train`` is that loop and ``boost_round`` one round of it, as scikit-learn's
 ``_fit_stages`` and ``_fit_stage``: compute g, h at the current margins, grow
 a tree on them, add η·f_t. Everything else a fit does — eval sets, early
@@ -44,6 +49,7 @@ __all__ = [
     "TREE_METHODS",
     "RoundSampler",
     "Booster",
+    "round_step",
     "train",
     "boost_round",
     "resolve_grow_params",
@@ -61,16 +67,39 @@ class Algorithm:
         self.loss = loss
         self.params = params  # GrowParams: tree policy and leaf weights
 
+    @property
+    def n_outputs(self):
+        """Margins per instance, and trees per round: K for softmax, else 1."""
+        return self.loss.n_outputs
+
     def initial_margin(self, base_margin, n):
-        return np.full(n, base_margin, dtype=self.dtype)
+        """ŷ^(0): (n,), or (n, K) with K base margins."""
+        if self.n_outputs == 1:
+            return np.full(n, base_margin, dtype=self.dtype)
+        return np.tile(np.asarray(base_margin, dtype=self.dtype), (n, 1))
 
     def add(self, margin, tree_values):
         """ŷ^(t) = ŷ^(t−1) + η·f_t(x): leaves already hold η·w*."""
         return (margin + np.asarray(tree_values).astype(self.dtype)).astype(self.dtype)
 
+    def default_base_score(self, y, sample_weight=None):
+        """The base score when none is given: the loss's estimate (XGBoost's)."""
+        return self.loss.default_base_score(y, sample_weight)
+
     def round_stats(self, y, margin, sample_weight):
-        """Per-row statistics a round's tree is grown from: dict(g, h, h_cover, h_leaf)."""
+        """Per-row statistics a round's trees are grown from: dict(g, h, h_cover, h_leaf),
+        each (n,), or (n, K) with one column per class."""
         raise NotImplementedError
+
+    def class_stats(self, stats, k):
+        """The statistics class k's tree grows from: column k of every (n, K) array."""
+        if self.n_outputs == 1:
+            return stats
+
+        def column(v):
+            return np.ascontiguousarray(v[:, k]) if isinstance(v, np.ndarray) and v.ndim == 2 else v
+
+        return {name: column(v) for name, v in stats.items()}
 
     def scan_params(self):
         """The parameters the split finder ranks candidates with."""
@@ -94,6 +123,8 @@ class XGBoostAlgorithm(Algorithm):
         check_hessian(self.loss, h)
         if sample_weight is not None:
             sample_weight32 = sample_weight.astype(F32)
+            if g.ndim == 2:  # (n, K): one weight per row, every class
+                sample_weight32 = sample_weight32[:, None]
             g, h = g * sample_weight32, h * sample_weight32
         return {"g": g, "h": h, "h_cover": None, "h_leaf": None}
 
@@ -183,13 +214,30 @@ class RoundSampler:
 
 @dataclass
 class Booster:
-    """What training has produced so far: the trees, each round's sample, and the prepared
-    data (the trace rescans it to show a node's candidate splits)."""
+    """What training has produced so far: the trees (XGBoost's order: round by round, one
+    per class within a round), each tree's sample, and the prepared data (the trace
+    rescans it to show a node's candidate splits)."""
 
     tree_method: TreeMethod
     data: object
+    n_outputs: int = 1  # trees per round
     trees: list = field(default_factory=list)
-    samples: list = field(default_factory=list)  # per round: dict(rows=..., features=...)
+    samples: list = field(default_factory=list)  # per tree: dict(rows=..., features=...)
+
+    @property
+    def n_rounds(self):
+        return len(self.trees) // self.n_outputs
+
+    def round_trees(self, t):
+        """The trees of round t (1-based): one, or one per class."""
+        return self.trees[(t - 1) * self.n_outputs : t * self.n_outputs]
+
+
+def round_step(trees, X32):
+    """η·f_t(x) of one round's trees: (n,), or (n, K) with one column per class' tree."""
+    if len(trees) == 1:
+        return trees[0].predict(X32)
+    return np.column_stack([tree.predict(X32) for tree in trees])
 
 
 def train(
@@ -209,45 +257,59 @@ def train(
     """Additive training (seed 000): ŷ^(0) = base margin, then ``n_rounds`` times
     ŷ^(t) = ŷ^(t−1) + η·f_t(x). Returns the ``Booster``.
 
-    X32: (n, d) float32 features; y: (n,) target (0/1 for a classifier);
-    ``algorithm``: an ``Algorithm``; ``tree_method``: an entry of ``TREE_METHODS``;
-    ``sampler``: a ``RoundSampler`` (default: every row and feature each round);
-    ``after_round``: hooks ``hook(t, booster)`` called after every round t, each of
-    them, in order; training stops after a round where any returns True.
+    X32: (n, d) float32 features; y: (n,) target (0/1 for a classifier, class indices
+    0 … K−1 for softmax); ``algorithm``: an ``Algorithm``; ``tree_method``: an entry of
+    ``TREE_METHODS``; ``sampler``: a ``RoundSampler`` (default: every row and feature
+    each tree); ``after_round``: hooks ``hook(t, booster)`` called after every round t,
+    each of them, in order; training stops after a round where any returns True.
     """
     n, d = X32.shape
     sampler = sampler or RoundSampler()
-    booster = Booster(tree_method, tree_method.prepare(X32, max_bin))
-    margin = algorithm.initial_margin(base_margin, n)  # ŷ^(0): (n,)
+    K = algorithm.n_outputs
+    booster = Booster(tree_method, tree_method.prepare(X32, max_bin), K)
+    margin = algorithm.initial_margin(base_margin, n)  # ŷ^(0): (n,) or (n, K)
     for t in range(1, n_rounds + 1):
-        rows, features = sampler.draw(n, d)
-        tree, margin = boost_round(
-            booster, algorithm, X32, y, sample_weight, margin, rows, features, feature_names
+        samples = [dict(zip(("rows", "features"), sampler.draw(n, d))) for _ in range(K)]
+        trees, margin = boost_round(
+            booster, algorithm, X32, y, sample_weight, margin, samples, feature_names
         )
-        booster.trees.append(tree)
-        booster.samples.append({"rows": rows, "features": features})
+        for k, tree in enumerate(trees):
+            tree.round, tree.class_ = t, (k if K > 1 else None)
+        booster.trees.extend(trees)
+        booster.samples.extend(samples)
         stops = [hook(t, booster) for hook in after_round]
         if any(stop is True for stop in stops):
             break
     return booster
 
 
-def boost_round(booster, algorithm, X32, y, sample_weight, margin, rows, features, feature_names):
-    """One round: g, h at ŷ^(t−1), the tree f_t grown on them, and ŷ^(t). Returns (f_t, ŷ^(t))."""
+def boost_round(booster, algorithm, X32, y, sample_weight, margin, samples, feature_names):
+    """One round: g, h at ŷ^(t−1), a tree f_t grown on them for each output (class k on
+    column k), and ŷ^(t). ``samples``: each tree's dict(rows, features). Returns
+    ([f_t per class], ŷ^(t))."""
     n, d = X32.shape
-    # g_i, h_i at the current margins (seed 000), in the algorithm's precision: (n,) each
+    # g_i, h_i at the current margins (seed 000), in the algorithm's precision: (n,) or (n, K)
     stats = algorithm.round_stats(y, margin, sample_weight)
-    splitter = booster.tree_method.splitter(
-        booster.data, stats, algorithm.scan_params(), rows, features
-    )
-    # f_t: the structure by greedy gain, leaves w* (seed 000, "Learn the tree structure")
-    tree, grown_rows, grown_leaf = grow_tree(
-        splitter, algorithm.params, d, feature_names, algorithm.leaf_stats(splitter, stats)
-    )
-    if len(grown_rows) == n:  # every row's leaf is known from growing the tree
-        step = np.empty(n, dtype=np.float64)  # η·f_t(x_i): (n,)
-        step[grown_rows] = tree.value[grown_leaf]
-    else:  # rows left out by subsample are routed
-        step = tree.predict(X32)
+    step = np.empty(np.shape(margin), dtype=np.float64)  # η·f_t(x_i): (n,) or (n, K)
+    column = step.reshape(n, -1)  # a view: column k is class k's step
+    trees = []
+    for k, sample in enumerate(samples):
+        class_stats = algorithm.class_stats(stats, k)
+        splitter = booster.tree_method.splitter(
+            booster.data, class_stats, algorithm.scan_params(), sample["rows"], sample["features"]
+        )
+        # f_t: the structure by greedy gain, leaves w* (seed 000, "Learn the tree structure")
+        tree, grown_rows, grown_leaf = grow_tree(
+            splitter,
+            algorithm.params,
+            d,
+            feature_names,
+            algorithm.leaf_stats(splitter, class_stats),
+        )
+        if len(grown_rows) == n:  # every row's leaf is known from growing the tree
+            column[grown_rows, k] = tree.value[grown_leaf]
+        else:  # rows left out by subsample are routed
+            column[:, k] = tree.predict(X32)
+        trees.append(tree)
     # ŷ^(t) = ŷ^(t−1) + η·f_t(x)
-    return tree, algorithm.add(margin, step)
+    return trees, algorithm.add(margin, step)

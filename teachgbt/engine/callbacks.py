@@ -15,6 +15,8 @@ import warnings
 
 import numpy as np
 
+from .boosting import round_step
+
 __all__ = ["EvalSets", "EarlyStopping", "progress_bar"]
 
 
@@ -32,9 +34,9 @@ class EvalSets:
         self.results = {}
 
     def __call__(self, t, booster):
-        tree = booster.trees[-1]
+        trees = booster.round_trees(t)  # one tree, or one per class
         for k, (ex, ey) in enumerate(self.evals):
-            self.margins[k] = self.algorithm.add(self.margins[k], tree.predict(ex))
+            self.margins[k] = self.algorithm.add(self.margins[k], round_step(trees, ex))
             score = self.loss.metric(ey, self.margins[k])
             self.results.setdefault(f"validation_{k}", {}).setdefault(
                 self.loss.metric_name, []

@@ -7,6 +7,12 @@
                     = mean residual           (regressor)
     F_m     = F_{m−1} + ν·f_m
 
+With K ≥ 3 classes (scikit-learn's multinomial deviance) each class k has its
+own margin F_k, p = softmax(F), and each round fits K trees, tree k to the
+residuals [y = k] − p_k; its leaves are (K−1)/K · Σ residual / Σ p_k(1−p_k)
+(Friedman's factor, which scikit-learn keeps). F0 is the centred log of the
+class priors, log π_k − mean_j log π_j.
+
 How this maps onto the shared tree grower (``grow.grow_tree``):
 
 * The split scan sees g = −residual and h = 1 per row (times the sample
@@ -56,7 +62,7 @@ import dataclasses
 
 import numpy as np
 
-from ..losses import Logistic, SquaredError, sigmoid
+from ..losses import Logistic, Softmax, SquaredError, sigmoid, softmax
 from .boosting import Algorithm
 
 __all__ = ["GBDTAlgorithm", "initial_prediction", "PURE_VARIANCE", "ZERO_DENOMINATOR"]
@@ -91,11 +97,26 @@ class GBDTAlgorithm(Algorithm):
         params = dataclasses.replace(params, float32=False, min_split_loss_eps=0.0)
         super().__init__(loss, params)
         self.is_classifier = bool(is_classifier)
+        # Friedman's (K−1)/K on multiclass leaves, kept by scikit-learn; 1 otherwise
+        K = self.n_outputs
+        self.leaf_factor = (K - 1) / K if K > 1 else 1.0
+
+    def default_base_score(self, y, sample_weight=None):
+        """scikit-learn's F0. Softmax: log π_k − mean_j log π_j, π clipped to [ε, 1 − ε]
+        (its ``DummyClassifier(strategy="prior")`` through the symmetric multinomial logit)."""
+        if not isinstance(self.loss, Softmax):
+            return super().default_base_score(y, sample_weight)
+        eps = np.finfo(np.float64).eps
+        log_prior = np.log(np.clip(self.loss.class_priors(y, sample_weight), eps, 1 - eps))
+        return log_prior - log_prior.mean()
 
     def residual_and_hessian(self, y, margin):
         """Per row: the residual (negative gradient) and the leaf formula's denominator term."""
         y = np.asarray(y, dtype=np.float64)
         F = np.asarray(margin, dtype=np.float64)
+        if isinstance(self.loss, Softmax):  # (n, K): class k's residual [y = k] − p_k
+            p = softmax(F)
+            return self.loss.one_hot(y) - p, p * (1.0 - p)
         if isinstance(self.loss, Logistic):
             p = sigmoid(F)  # probability from log(odds) (seed 004, p = σ(F(x)))
             residual = y - p  # residual = observed − predicted probability (seed 004, step 2A)
@@ -107,7 +128,9 @@ class GBDTAlgorithm(Algorithm):
 
     def round_stats(self, y, margin, sample_weight):
         residual, hess = self.residual_and_hessian(y, margin)
-        w = np.ones_like(residual) if sample_weight is None else np.asarray(sample_weight, float)
+        w = np.ones(len(residual)) if sample_weight is None else np.asarray(sample_weight, float)
+        if residual.ndim == 2:  # (n, K): one weight per row, every class
+            w = np.broadcast_to(w[:, None], residual.shape)
         return {
             "residual": residual,
             # the scan fits a squared-error tree to the residuals: g = −residual, unit h
@@ -133,6 +156,7 @@ class GBDTAlgorithm(Algorithm):
         h_scan = np.asarray(stats["h"], dtype=np.float64)
         reg_lambda = self.params.reg_lambda
         classifier = self.is_classifier
+        factor = self.leaf_factor
 
         def node_stats(nd):
             rows = splitter.node_rows(nd)
@@ -148,7 +172,7 @@ class GBDTAlgorithm(Algorithm):
             if classifier:
                 extra["p(1-p)_sum"] = H
             extra["impurity"] = impurity
-            G = -residual_sum
+            G = -residual_sum * factor  # multiclass: (K−1)/K · Σ residual (scikit-learn)
             if abs(H + reg_lambda) < ZERO_DENOMINATOR:
                 G = 0.0  # no curvature: the leaf outputs 0, as scikit-learn's _safe_divide
             return G, H, extra, impurity > PURE_VARIANCE

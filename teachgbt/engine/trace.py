@@ -6,6 +6,10 @@ margins, g, h, leaf assignments, candidate splits — is recomputed from the
 trees when asked, so a trace of a million-row fit stays small. The
 recomputation uses the same functions, in the same precision, as training,
 so the numbers are the ones the trainer saw.
+
+With K ≥ 3 classes a round has one tree per class, and every table takes
+``class_=k`` (an index into ``classes_``): class k's tree, margin, probability,
+g and h. Margins are then (n, K).
 """
 
 from __future__ import annotations
@@ -36,7 +40,8 @@ class Trace:
         self._X_digest = _digest(X32)
         self._y = y
         self._sample_weight = sample_weight
-        self._rounds = booster.samples  # per round: its row and feature sample
+        self._rounds = booster.samples  # per tree (one a round when K = 1): rows, features
+        self._K = booster.n_outputs  # trees per round
         self._tree_method = booster.tree_method
         self._data = booster.data
         self._algo = algorithm
@@ -63,7 +68,42 @@ class Trace:
 
     @property
     def n_rounds(self):
-        return len(self._model.trees_)
+        return len(self._model.trees_) // self._K
+
+    @property
+    def n_classes(self):
+        """K for a softmax classifier; None when a round has a single tree."""
+        return self._K if self._K > 1 else None
+
+    def _check_class(self, class_):
+        """The class index a table is about: required with K ≥ 3 classes, else None."""
+        if self._K == 1:
+            if class_ is not None:
+                raise ValueError(
+                    f"class_={class_!r}: this model has one tree per round; class_ is for "
+                    "classifiers of three or more classes"
+                )
+            return 0
+        valid = list(range(self._K))
+        labels = ", ".join(f"{k} ({self._model.classes_[k].tolist()!r})" for k in valid)
+        if class_ is None:
+            raise ValueError(
+                f"this model has {self._K} classes and one tree per class each round: "
+                f"pass class_= one of {labels}"
+            )
+        if isinstance(class_, (bool, np.bool_)) or not isinstance(class_, (int, np.integer)):
+            raise ValueError(f"class_ must be one of {labels}; got {class_!r}")
+        if not 0 <= class_ < self._K:
+            raise ValueError(f"class_ must be one of {labels}; got {class_!r}")
+        return int(class_)
+
+    def _tree_index(self, t, k):
+        return (t - 1) * self._K + k  # XGBoost's order: round by round, class by class
+
+    def _column(self, a, k):
+        """Class k's column of an (n, K) array; the array itself when K = 1."""
+        a = np.asarray(a)
+        return a[:, k] if a.ndim == 2 else a
 
     @property
     def is_classifier(self):
@@ -74,25 +114,28 @@ class Trace:
             raise ValueError(f"round t must be a whole number from 1 to {self.n_rounds}; got {t!r}")
         return int(t)
 
-    def leaf(self, t):
-        """Leaf id of every training instance in tree t."""
+    def leaf(self, t, class_=None):
+        """Leaf id of every training instance in tree t (class ``class_``'s with K ≥ 3)."""
         self._check_X()
-        return self._leaf(self._check_round(t))
+        k = self._check_class(class_)
+        return self._leaf(self._check_round(t), k)
 
-    def _leaf(self, t):
-        if t not in self._leaves:
-            leaves = self._model.trees_[t - 1].apply(self._X32)
+    def _leaf(self, t, k=0):
+        i = self._tree_index(t, k)
+        if i not in self._leaves:
+            leaves = self._model.trees_[i].apply(self._X32)
             if self._cache_ok():
-                self._leaves[t] = leaves
+                self._leaves[i] = leaves
             return leaves
-        return self._leaves[t]
+        return self._leaves[i]
 
     def _cache_ok(self):
-        per_round = len(self._y) * 8
+        per_round = len(self._y) * 8 * self._K
         return per_round * self.n_rounds * 2 <= _CACHE_BYTES
 
     def margin(self, k):
-        """Margins after k rounds (k = 0: the base margin), in training precision."""
+        """Margins after k rounds (k = 0: the base margin), in training precision: (n,), or
+        (n, K) with K ≥ 3 classes."""
         if not 0 <= k <= self.n_rounds:
             raise ValueError(f"k must be from 0 to {self.n_rounds}; got {k!r}")
         self._check_X()
@@ -101,9 +144,10 @@ class Trace:
     def _margin(self, k):
         start = max(j for j in self._margins if j <= k)
         m = self._margins[start]
+        trees = self._model.trees_
         for j in range(start + 1, k + 1):
-            tree = self._model.trees_[j - 1]
-            m = self._algo.add(m, tree.value[self._leaf(j)])
+            step = [trees[self._tree_index(j, c)].value[self._leaf(j, c)] for c in range(self._K)]
+            m = self._algo.add(m, step[0] if self._K == 1 else np.column_stack(step))
             if self._cache_ok():
                 self._margins[j] = m
         return m
@@ -112,78 +156,93 @@ class Trace:
         return self._model.loss_.transform(margin)
 
     # ----------------------------------------------------------- tables
-    def epochs(self):
+    def _target(self, k):
+        """y as the table shows it: 0/1 (binary), [y = k] (class k of K), or the target."""
+        if self._K == 1:
+            return self._y
+        return (self._y == k).astype(np.float64)
+
+    def epochs(self, class_=None):
         """Seed 004's table: one row per instance, columns ep_0_pre, ep_0_prob, then per round k
-        ep_k_residual, ep_k_leaf_index, ep_k_leaf_output, ep_k_pre, ep_k_prob."""
+        ep_k_residual, ep_k_leaf_index, ep_k_leaf_output, ep_k_pre, ep_k_prob. With K ≥ 3
+        classes, for class ``class_``: its margin, its softmax probability, [y = class_] − p."""
         self._check_X()
+        c = self._check_class(class_)
         clf = self.is_classifier
+        y = self._target(c)
         cols = {}
         prev = self._margin(0).astype(np.float64)
-        cols["ep_0_pre"] = prev
+        cols["ep_0_pre"] = self._column(prev, c)
         if clf:
-            cols["ep_0_prob"] = self._prob(prev)
+            cols["ep_0_prob"] = self._column(self._prob(prev), c)
         for k in range(1, self.n_rounds + 1):
-            tree = self._model.trees_[k - 1]
-            leaves = self._leaf(k)
-            before = self._prob(prev) if clf else prev
-            cols[f"ep_{k}_residual"] = self._y - before
+            tree = self._model.trees_[self._tree_index(k, c)]
+            leaves = self._leaf(k, c)
+            before = self._column(self._prob(prev), c) if clf else prev
+            cols[f"ep_{k}_residual"] = y - before
             cols[f"ep_{k}_leaf_index"] = leaves
             cols[f"ep_{k}_leaf_output"] = tree.weight[leaves]
             prev = self._margin(k).astype(np.float64)
-            cols[f"ep_{k}_pre"] = prev
+            cols[f"ep_{k}_pre"] = self._column(prev, c)
             if clf:
-                cols[f"ep_{k}_prob"] = self._prob(prev)
+                cols[f"ep_{k}_prob"] = self._column(self._prob(prev), c)
         return pd.DataFrame(cols)
 
-    def _round_stats(self, t):
-        return self._algo.round_stats(self._y, self._margin(t - 1), self._sample_weight)
+    def _round_stats(self, t, k=0):
+        stats = self._algo.round_stats(self._y, self._margin(t - 1), self._sample_weight)
+        return self._algo.class_stats(stats, k)
 
-    def instances(self, t):
-        """Round t: per instance y, margin before round t, prob, g, h and the leaf it reached."""
+    def instances(self, t, class_=None):
+        """Round t: per instance y, margin before round t, prob, g, h and the leaf it reached.
+        With K ≥ 3 classes, those of class ``class_``'s tree: y is [y = class_]."""
         self._check_X()
         t = self._check_round(t)
-        m = self._margin(t - 1)
-        stats = self._round_stats(t)
+        k = self._check_class(class_)
+        m = self._margin(t - 1).astype(np.float64)
+        stats = self._round_stats(t, k)
         df = pd.DataFrame(
             {
-                "y": self._y,
-                "margin": m.astype(np.float64),
-                "prob": self._prob(m.astype(np.float64)) if self.is_classifier else np.nan,
+                "y": self._target(k),
+                "margin": self._column(m, k),
+                "prob": self._column(self._prob(m), k) if self.is_classifier else np.nan,
                 "g": np.asarray(stats["g"], dtype=np.float64),
                 "h": np.asarray(
                     stats["h_leaf"] if stats.get("h_leaf") is not None else stats["h"],
                     dtype=np.float64,
                 ),
-                "leaf": self._leaf(t),
+                "leaf": self._leaf(t, k),
             }
         )
         if not self.is_classifier:
             df = df.drop(columns="prob")
         return df
 
-    def nodes(self, t):
-        """Tree t, one row per node (see ``Tree.to_frame``).
+    def nodes(self, t, class_=None):
+        """Tree t (class ``class_``'s with K ≥ 3), one row per node (see ``Tree.to_frame``).
 
         ``gain`` is seed 000's gain for the model's gamma, ½(loss_chg − gamma): a split
         with gain < 0 survives post-pruning only above a child that is itself a split.
         """
         t = self._check_round(t)
-        return self._model.trees_[t - 1].to_frame()
+        k = self._check_class(class_)
+        return self._model.trees_[self._tree_index(t, k)].to_frame()
 
-    def splits(self, t, node):
-        """Every candidate split evaluated at ``node`` of tree t, the chosen one marked;
-        ``gain`` is ½(loss_chg − gamma), as in ``nodes``."""
+    def splits(self, t, node, class_=None):
+        """Every candidate split evaluated at ``node`` of tree t (class ``class_``'s with
+        K ≥ 3), the chosen one marked; ``gain`` is ½(loss_chg − gamma), as in ``nodes``."""
         self._check_X()
         t = self._check_round(t)
-        tree = self._model.trees_[t - 1]
+        k = self._check_class(class_)
+        i = self._tree_index(t, k)
+        tree = self._model.trees_[i]
         if not isinstance(node, (int, np.integer)) or not 0 <= node < tree.n_nodes:
             raise ValueError(f"tree {t} has nodes 0 to {tree.n_nodes - 1}; got node={node!r}")
-        sample = self._rounds[t - 1]
-        stats = self._round_stats(t)
+        sample = self._rounds[i]
+        stats = self._round_stats(t, k)
         splitter = self._tree_method.splitter(
             self._data, stats, self._algo.scan_params(), sample["rows"], sample["features"]
         )
-        mask = tree.node_mask(self._X32, node, self._leaf(t))
+        mask = tree.node_mask(self._X32, node, self._leaf(t, k))
         nd = splitter.root(keep=mask)
         _, G, H = splitter.node_sums(nd)
         chosen = None
@@ -197,6 +256,12 @@ class Trace:
 
     def __repr__(self):
         kind = "classifier" if self.is_classifier else "regressor"
+        if self._K > 1:
+            return (
+                f"<teachgbt.Trace of a classifier of {self._K} classes: {self.n_rounds} rounds "
+                f"of {self._K} trees, {len(self._y)} instances; epochs(class_=k), "
+                "instances(t, class_=k), nodes(t, class_=k), splits(t, node, class_=k)>"
+            )
         return (
             f"<teachgbt.Trace of a {kind}: {self.n_rounds} rounds, {len(self._y)} instances; "
             "epochs(), instances(t), nodes(t), splits(t, node)>"

@@ -88,14 +88,22 @@ def _per_instance(ax, table, y, clf, classes, what):
     ax.xaxis.set_major_locator(_integer_ticks())
 
 
-def probabilities(model, ax=None):
-    """Seed 004: every instance's probability after each epoch (ep_k_prob), coloured by label."""
+def probabilities(model, ax=None, class_=None):
+    """Seed 004: every instance's probability after each epoch (ep_k_prob), coloured by label.
+
+    With K ≥ 3 classes: ``class_=k`` shows p_k of every instance, those of class k against
+    the others; ``class_="all"`` (the default) shows for each class the probability its own
+    instances get for it, p_y, one colour per class."""
     _fitted(model)
     if not _is_classifier(model):
         raise ValueError(
             "probabilities() is for classifiers; for a regressor see "
             "residuals(model) or staircase(model, X, y)"
         )
+    if model.loss_.n_outputs > 1:
+        return _class_probabilities(model, ax, "all" if class_ is None else class_)
+    if class_ is not None:
+        raise ValueError("class_ is for classifiers of three or more classes")
     ep = model.trace_.epochs()
     cols = [f"ep_{k}_prob" for k in range(model.trace_.n_rounds + 1)]
     table = ep[cols].to_numpy(dtype=np.float64)
@@ -111,9 +119,63 @@ def probabilities(model, ax=None):
     return ax
 
 
+def _class_probabilities(model, ax, class_):
+    tr = model.trace_
+    classes = model.classes_
+    y, _ = _train_y_w(model)
+    rounds = range(tr.n_rounds + 1)
+    prob = np.stack([model.loss_.transform(tr.margin(k)) for k in rounds], axis=2)  # (n, K, k)
+    ax = _axes(ax)
+    ax.axhline(1 / len(classes), color="grey", lw=0.8, ls="--", label=f"1/K = 1/{len(classes)}")
+    if isinstance(class_, str) and class_ == "all":
+        colours = _class_colours(len(classes))
+        for k, label in enumerate(classes):
+            rows = y == k
+            _bands(ax, prob[rows, k, :], colours[k], f"y = {label}: p({label}), median, 10–90 %")
+        ax.set_ylabel("p_y: probability of the instance's own class")
+        ax.set_title("Probability of the true class, epoch by epoch")
+    else:
+        k = tr._check_class(class_)
+        table = prob[:, k, :]
+        _per_instance(ax, table, (y == k).astype(float), True, ["other", classes[k]], "p")
+        ax.set_ylabel(f"ep_k_prob = softmax(ep_k_pre)[{classes[k]}]")
+        ax.set_title(f"Probability of class {classes[k]}, epoch by epoch")
+    ax.set_xlabel("epoch k (rounds of trees added; 0 = base_score)")
+    ax.set_ylim(-0.03, 1.03)
+    ax.xaxis.set_major_locator(_integer_ticks())
+    ax.legend(fontsize="small")
+    return ax
+
+
+def _class_colours(n):
+    import matplotlib
+
+    cmap = matplotlib.colormaps["tab10"]
+    return [cmap(i % 10) for i in range(n)]
+
+
+def _bands(ax, block, color, label):
+    """Median and 10–90 % band of rows' values across epochs; lines when there are few."""
+    k = np.arange(block.shape[1])
+    if len(block) <= _MANY // 4:
+        for j, line in enumerate(block):
+            ax.plot(
+                k, line, "o-", ms=3, lw=1, color=color, alpha=0.7, label=label if not j else None
+            )
+        return
+    q10, q50, q90 = np.nanpercentile(block, [10, 50, 90], axis=0)
+    ax.fill_between(k, q10, q90, color=color, alpha=0.2)
+    ax.plot(k, q50, "o-" if len(k) <= 30 else "-", ms=3, color=color, lw=2, label=label)
+
+
 def residuals(model, ax=None):
     """Each instance's residual after each epoch: y − p (classifier) or y − prediction."""
     _fitted(model)
+    if model.loss_.n_outputs > 1:
+        raise ValueError(
+            "residuals() shows one margin per instance; a model of K >= 3 classes has K. See "
+            "probabilities(model, class_=k) or model.trace_.epochs(class_=k)['ep_1_residual']"
+        )
     tr = model.trace_
     y, _ = _train_y_w(model)
     clf = _is_classifier(model)
