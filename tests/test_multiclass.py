@@ -48,6 +48,7 @@ PAIRS = [
     (dict(max_depth=3, learning_rate=0.8), False),
     (dict(max_depth=3, max_delta_step=0.7, learning_rate=0.6), False),
     (dict(max_depth=3, reg_alpha=1.0), True),
+    (dict(max_depth=4, reg_alpha=0.5, max_delta_step=0.7), True),
     (dict(max_depth=4, max_leaves=6, learning_rate=0.5), True),  # hist only: lossguide
 ]
 
