@@ -90,10 +90,10 @@ _PARAMETERS = """
     min_child_weight : smallest H a child may have (None: 1 xgboost, 0 gbdt).
     pruning : "post" (grow, then prune bottom up, as XGBoost exact) or "pre" (stop
         before a split, as XGBoost hist); None picks by tree_method.
-    base_score : the starting prediction (a probability for a classifier); None:
-        the weighted mean of y, as XGBoost >= 2.
-    objective : "reg:squarederror", "binary:logistic" or a callable
-        ``(y, margin) -> (g, h)``.
+    base_score : the starting prediction (a probability for two classes, K margins
+        for K >= 3); None: estimated as XGBoost >= 2 does.
+    objective : "reg:squarederror", "binary:logistic", "multi:softprob" (chosen for
+        K >= 3 classes) or a callable ``(y, margin) -> (g, h)``.
     max_bin, subsample, colsample_bytree, random_state, early_stopping_rounds,
     callbacks, verbose : as in XGBoost (sampling uses numpy's generator).
 """
