@@ -57,6 +57,11 @@ class Trace:
             )
 
     @property
+    def X(self):
+        """The training features as trained on: a float32 (n, features) array."""
+        return self._X32
+
+    @property
     def y(self):
         """The training target as trained on (0/1 for a classifier)."""
         return self._y
