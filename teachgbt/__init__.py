@@ -25,6 +25,7 @@ from ._validation import NotFittedError
 from .engine import gbdt
 from .engine.trace import Trace
 from .estimators import BoostingClassifier, BoostingRegressor
+from .explore import explore
 from .io import load
 from .tree import Tree
 
@@ -41,6 +42,7 @@ __all__ = [
     "display",
     "draw",
     "explain",
+    "explore",
     "formulas",
     "gbdt",
     "plot",
