@@ -50,6 +50,14 @@ def cmd_walkthrough(args):
         raise CommandError(f"unknown dataset {args.dataset!r}; available: troll2")
     out = args.out
     w = walkthrough.troll2()
+    if args.html:
+        from .explore import explore
+
+        _check_output_dir(args.html)
+        explore(w, title="Troll 2 (seed 004): GBDT, epoch by epoch").save(args.html)
+        print(f"wrote the explorer to {args.html}; open it in a browser (no network needed)")
+        if not out:
+            return
     print(w)
     if out:
         written = w.save(out)
@@ -97,11 +105,8 @@ def cmd_train(args):
     )
 
 
-def cmd_predict(args):
-    from .io import load
-
-    model = load(args.model)
-    df = _read_csv(args.data)
+def _model_frame(model, df, path):
+    """The model's feature columns of a CSV frame, text columns one-hot encoded as in train."""
     names = getattr(model, "feature_names_in_", None)
     if names is not None:
         # encode the text columns the model was trained on; others (say the target) are unused
@@ -115,13 +120,19 @@ def cmd_predict(args):
                 dummies.add(c)
         missing = [c for c in names if c not in df.columns]
         if missing:
-            raise CommandError(f"{args.data} lacks the model's feature columns {missing}")
+            raise CommandError(f"{path} lacks the model's feature columns {missing}")
         unknown = sorted(dummies - set(names))
         if unknown:
-            raise CommandError(
-                f"{args.data} has categories the model never saw in training: {unknown}"
-            )
+            raise CommandError(f"{path} has categories the model never saw in training: {unknown}")
         df = df[list(names)]
+    return df
+
+
+def cmd_predict(args):
+    from .io import load
+
+    model = load(args.model)
+    df = _model_frame(model, _read_csv(args.data), args.data)
     out = pd.DataFrame({"prediction": model.predict(df)})
     classes = getattr(model, "classes_", None)
     if classes is not None and len(classes) > 2:  # one probability and margin per class
@@ -152,6 +163,26 @@ def cmd_draw(args):
     _check_output_dir(args.output)
     model.trees_[args.tree - 1].draw().save(args.output)
     print(f"drew tree {args.tree} to {args.output}")
+
+
+def cmd_explore(args):
+    from .explore import explore
+    from .io import load
+
+    model = load(args.model)
+    X = y = None
+    if args.data:
+        df = _read_csv(args.data)
+        if args.target:
+            if args.target not in df.columns:
+                raise CommandError(f"{args.data} has no column {args.target!r}")
+            y = df[args.target]
+            df = df.drop(columns=[args.target])
+        X = _model_frame(model, df, args.data)
+    _check_output_dir(args.output)
+    explore(model, X, y, title=os.path.basename(args.model)).save(args.output)
+    rows = f" with {len(X)} rows of {args.data}" if X is not None else ""
+    print(f"wrote the explorer of {args.model}{rows} to {args.output}")
 
 
 def cmd_lessons(args):
@@ -192,6 +223,7 @@ def build_parser():
     w = sub.add_parser("walkthrough", help="the tutorial's tables, tree diagrams and plots")
     w.add_argument("dataset", nargs="?", default="troll2", help="troll2 (seed 004)")
     w.add_argument("--out", metavar="DIR", help="also write tables (CSV), diagrams and plots here")
+    w.add_argument("--html", metavar="FILE.html", help="write the interactive explorer page here")
     w.set_defaults(func=cmd_walkthrough)
 
     t = sub.add_parser("train", help="fit a model on a CSV file and save it as JSON")
@@ -232,6 +264,13 @@ def build_parser():
     )
     d.add_argument("--output", required=True, metavar="FILE.svg|.png|.pdf|.dot")
     d.set_defaults(func=cmd_draw)
+
+    e = sub.add_parser("explore", help="one HTML page to step through a model's trees")
+    e.add_argument("model", metavar="MODEL.json")
+    e.add_argument("--data", metavar="CSV", help="rows to follow through the trees")
+    e.add_argument("--target", metavar="COL", help="the column of --data holding y")
+    e.add_argument("--output", required=True, metavar="FILE.html")
+    e.set_defaults(func=cmd_explore)
 
     les = sub.add_parser("lessons", help="copy the lesson notebooks into a folder to work on")
     les.add_argument("dir", nargs="?", default="teachgbt-lessons", metavar="DIR")
