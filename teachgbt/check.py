@@ -41,6 +41,8 @@ class CheckResult:
         return self.correct
 
     def verdict(self):
+        if self.answer is None:
+            return f"… not answered yet: replace None with your value of {self.what}."
         a, e = format_number(self.answer, 6), format_number(self.expected, 6)
         if self.correct:
             return (
@@ -52,12 +54,16 @@ class CheckResult:
         )
 
     def __str__(self):
+        if self.answer is None:  # no solution before an attempt
+            return self.verdict()
         return f"{self.verdict()}\n{self.solution}"
 
     def __repr__(self):
         return str(self)
 
     def _repr_latex_(self):
+        if self.answer is None:
+            return None  # Jupyter falls back to the text
         tex = self.solution._repr_latex_()
         head = rf"&\text{{{explain._tex_text(self.verdict())}}} \\" + "\n"
         return tex.replace("\\begin{aligned}\n", "\\begin{aligned}\n" + head, 1)
@@ -88,6 +94,8 @@ def _tolerance(exact, hand, tol):
 
 
 def _result(what, answer, exact, hand, tol, solution):
+    if answer is None:  # an exercise not done yet: say so, do not fail the notebook
+        return CheckResult(what, None, float(exact), 0.0, False, solution)
     answer = _number(answer)
     t = _tolerance(exact, hand, tol)
     return CheckResult(what, answer, float(exact), t, bool(abs(answer - exact) <= t), solution)

@@ -1,5 +1,7 @@
 """The seed 004 walkthrough: its tables, its text, the GBDT/XGBoost comparison, CSV output."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -250,3 +252,37 @@ def test_walkthrough_errors_say_what_is_wrong():
         wt.walkthrough(df)
     with pytest.raises(ValueError, match="X has 6 rows but y has 5"):
         wt.walkthrough(df.drop(columns="love_troll2"), [True, False, True, False, True])
+
+
+# ------------------------------------------------------------------ Jupyter
+@pytest.mark.parametrize("name", ["troll", "ice"])
+def test_html_has_the_steps_tables_and_trees_inline(name, request):
+    w = request.getfixturevalue(name)
+    page = w._repr_html_()
+    for k in (1, 2):
+        assert f'id="tg-epoch-{k}"' in page
+        for step in ("(A) Residuals", "(B) A regression tree", "(C) Each leaf", "(D) Update"):
+            assert f"<h4>{step}" in page
+    assert page.count("<svg") == 2  # one tree per epoch, inline
+    assert (
+        len(re.findall(r"<table[^>]*tg-table", page)) >= 2 + 3 * 2 + 1
+    )  # data, F0; (A), (C), (D); result
+    assert "Step 1: initial prediction F0" in page and "Result: every epoch" in page
+    # the plain text stays available, folded away, and str() is still the text
+    assert "the whole walkthrough as plain text" in page and str(w) == w.text()
+    assert "<table" not in str(w)
+
+
+def test_html_loads_nothing_from_elsewhere(troll):
+    page = troll._repr_html_().lower()
+    for external in ("<script", "<link", "<img", "@import", "<!doctype", "<?xml", "url(", "src="):
+        assert external not in page
+    assert "href=" not in page.replace('xlink:href="#', "").replace('href="#', "")
+
+
+def test_html_shows_the_numbers_of_the_tutorial(troll):
+    page = troll._repr_html_()
+    assert "F0 = log(odds) = log(4 / 2) = 0.693147" in page
+    assert "e.g. row 0: 0.693147 + 0.8 × 1.5 = 1.893147" in page
+    assert "1 / 0.666667 = 1.5" in page  # the leaf formula, filled in
+    assert "1.4, -1 and -3.3" in page

@@ -36,8 +36,8 @@ from .tables import FORMULA_MAX_TERMS, Epoch, Walkthrough, build
 from .text import TEXT_MAX_ROWS
 
 # data.py prepares X and y; tables.py builds the tables and the Walkthrough holding them;
-# text.py writes them out as text and HTML; files.py saves them; comparison.py sets GBDT
-# beside XGBoost-style boosting.
+# text.py writes them out as text, html.py as HTML for Jupyter; files.py saves them;
+# comparison.py sets GBDT beside XGBoost-style boosting.
 __all__ = [
     "Walkthrough",
     "Epoch",

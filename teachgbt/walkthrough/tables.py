@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..engine.gbdt import initial_prediction
-from . import files, text
+from . import files, html, text
 from .text import fmt
 
 __all__ = ["Epoch", "Walkthrough", "build", "FORMULA_MAX_TERMS"]
@@ -81,7 +81,7 @@ class Walkthrough:
         )
 
     def _repr_html_(self):
-        return text.walkthrough_html(self)
+        return html.walkthrough_html(self)
 
 
 def _start_table(model, y, classifier):

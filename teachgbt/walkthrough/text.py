@@ -1,4 +1,4 @@
-"""The walkthrough as plain text (and HTML for Jupyter), in seed 004's order.
+"""The walkthrough as plain text, in seed 004's order (``html.py`` lays it out for Jupyter).
 
 Every number, threshold and rule goes through teachgbt's one formatter, so a
 split reads here as it does in the tree diagrams.
@@ -6,12 +6,11 @@ split reads here as it does in the tree diagrams.
 
 from __future__ import annotations
 
-import html
 import textwrap
 
 from .._format import format_number, format_threshold, split_rule
 
-__all__ = ["fmt", "table_text", "wrap", "growth_text", "walkthrough_text", "walkthrough_html"]
+__all__ = ["fmt", "table_text", "wrap", "growth_text", "walkthrough_text"]
 
 # rows shown per table in the text form; the DataFrames hold every row
 TEXT_MAX_ROWS = 30
@@ -231,17 +230,3 @@ def _epoch_text(w, e):
         example += f", p = sigmoid({fmt(r0[f'ep_{k}_pre'])}) = {fmt(r0[f'ep_{k}_prob'])}"
     out.append(example)
     return out
-
-
-def walkthrough_html(w):
-    """The tables for Jupyter, the text folded away under them."""
-    parts = [f"<pre>{html.escape(start_text(w)[0])}</pre>", w.start.to_html()]
-    for e in w.rounds:
-        parts.append(f"<h4>Epoch {e.k}</h4>")
-        parts += [e.residuals.to_html(), e.nodes.to_html(), e.leaves.to_html(), e.update.to_html()]
-    parts += ["<h4>Every epoch</h4>", w.epochs.to_html()]
-    parts.append(
-        f"<details><summary>as text</summary><pre>{html.escape(walkthrough_text(w))}</pre>"
-        "</details>"
-    )
-    return "\n".join(parts)
