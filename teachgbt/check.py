@@ -60,6 +60,10 @@ __all__ = [
 _L, _n, _r = explain._line, explain._n, explain._r
 
 
+def _fl(values):
+    return "(" + ", ".join(_f(v) for v in values) + ")"
+
+
 def leaf_weight(answer, G, H, reg_lambda=1.0, reg_alpha=0.0, tol=None, precision=3):
     """Check w* = −G/(H+λ) (seed 000); with ``reg_alpha`` G is soft-thresholded first."""
     sol = explain.leaf_weight_steps(G, H, reg_lambda, reg_alpha, precision=precision)
@@ -120,8 +124,8 @@ def structure_score(answer, G, H, reg_lambda=1.0, gamma=0.0, tol=None, precision
     no_lam = float(np.sum(Gs.astype(float) ** 2 / Hs.astype(float)))
     T = gamma * Gs.size
     q = (
-        f"work out Obj* = −½ Σ_j G_j²/(H_j+λ) + γT for G = {[_f(g) for g in Gs]}, "
-        f"H = {[_f(h) for h in Hs]}, λ = {_f(reg_lambda)}, γ = {_f(gamma)}"
+        f"work out Obj* = −½ Σ_j G_j²/(H_j+λ) + γT for G = {_fl(Gs)}, "
+        f"H = {_fl(Hs)}, λ = {_f(reg_lambda)}, γ = {_f(gamma)}"
     )
     slips = [
         (-terms + T, "the ½ is missing (the slide with the five-instance table drops it; "
@@ -159,7 +163,7 @@ def loss(answer, y, y_hat, kind="square", tol=None):
     exact = float(terms.sum())
     each = " + ".join(_f(v) for v in terms)
     sol = _worked(f"{kind} loss (seed 000)", [("L", formula), ("", each), ("", _f(exact))], exact)
-    q = f"work out L = {formula} for y = {[_f(v) for v in y]}, ŷ = {[_f(v) for v in yh]}"
+    q = f"work out L = {formula} for y = {_fl(y)}, ŷ = {_fl(yh)}"
     return _result("L", answer, exact, exact, tol, sol, q, slips)
 
 
@@ -175,7 +179,7 @@ def complexity(answer, w, reg_lambda=1.0, gamma=0.0, tol=None):
          ("", _f(exact))],
         exact,
     )  # fmt: skip
-    q = f"work out Ω = γT + ½λΣw² for w = {[_f(v) for v in w]}, λ = {_f(reg_lambda)}, "
+    q = f"work out Ω = γT + ½λΣw² for w = {_fl(w)}, λ = {_f(reg_lambda)}, "
     q += f"γ = {_f(gamma)}"
     slips = [
         (gamma * T + reg_lambda * sq, "the ½ in front of λ is missing."),
