@@ -4,122 +4,85 @@
     r.correct        # True
     print(r)         # the verdict and the formula with the numbers filled in
 
+An exercise in a lesson leaves the answer ``None``: the check then states the question and
+says "not answered yet" (no solution shown, nothing fails). A wrong answer gets the worked
+solution and, when it matches a usual slip (the gain without its ½, λ forgotten, y − p for
+p − y, p0 rounded to 0.7, the learning rate applied twice, ...), a word on that slip.
+
 Answers worked by hand with two decimals are accepted: the tolerance is the
 larger of 0.01, 1 % of the exact value, and how far a careful two-decimal
 calculation (every intermediate rounded to two decimals) can drift from the
 exact value. Pass ``tol=`` to choose it yourself.
+
+With the environment variable ``TEACHGBT_CHECK_STRICT=1`` (the lesson tests set it) a
+missing or wrong answer raises ``CheckFailed`` and an accepted one is reported on stderr
+as ``teachgbt.check: accepted ...``.
 """
 
 from __future__ import annotations
 
 import math
-import numbers
 import re
-from dataclasses import dataclass
 
 import numpy as np
 
 from . import explain, formulas
-from ._format import format_number, split_rule
+from ._check_core import (
+    STRICT_ENV,
+    CheckFailed,
+    CheckResult,
+    _div,
+    _f,
+    _hand_leaf,
+    _hand_score,
+    _r2,
+    _result,
+    _worked,
+)
+from ._format import split_rule
 from .losses import sigmoid
 
-__all__ = ["CheckResult", "leaf_weight", "split_gain", "structure_score", "epoch"]
+__all__ = [
+    "CheckResult",
+    "CheckFailed",
+    "STRICT_ENV",
+    "leaf_weight",
+    "split_gain",
+    "structure_score",
+    "epoch",
+    "loss",
+    "complexity",
+    "prediction",
+    "gradient",
+    "margin_update",
+]
+
+_L, _n, _r = explain._line, explain._n, explain._r
 
 
-@dataclass
-class CheckResult:
-    """The verdict on one answer. ``bool(result)`` is ``result.correct``."""
-
-    what: str
-    answer: float
-    expected: float
-    tolerance: float
-    correct: bool
-    solution: object  # an explain.Explanation
-
-    def __bool__(self):
-        return self.correct
-
-    def verdict(self):
-        if self.answer is None:
-            return f"… not answered yet: replace None with your value of {self.what}."
-        a, e = format_number(self.answer, 6), format_number(self.expected, 6)
-        if self.correct:
-            return (
-                f"✓ correct: {self.what} = {a} (exact {e}, accepted within ±{self.tolerance:.3g})"
-            )
-        return (
-            f"✗ not quite: you answered {self.what} = {a}; it is {e} "
-            f"(answers within ±{self.tolerance:.3g} are accepted). The worked solution:"
-        )
-
-    def __str__(self):
-        if self.answer is None:  # no solution before an attempt
-            return self.verdict()
-        return f"{self.verdict()}\n{self.solution}"
-
-    def __repr__(self):
-        return str(self)
-
-    def _repr_latex_(self):
-        if self.answer is None:
-            return None  # Jupyter falls back to the text
-        tex = self.solution._repr_latex_()
-        head = rf"&\text{{{explain._tex_text(self.verdict())}}} \\" + "\n"
-        return tex.replace("\\begin{aligned}\n", "\\begin{aligned}\n" + head, 1)
-
-
-def _number(answer):
-    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
-        try:
-            answer = float(answer)
-        except (TypeError, ValueError):
-            raise TypeError(f"the answer must be a number; got {answer!r}") from None
-    answer = float(answer)
-    if math.isnan(answer):
-        raise ValueError("the answer is NaN; give a number")
-    return answer
-
-
-def _r2(x):
-    return round(float(x), 2)
-
-
-def _tolerance(exact, hand, tol):
-    if tol is not None:
-        if not tol >= 0:
-            raise ValueError(f"tol must be >= 0; got {tol!r}")
-        return float(tol)
-    return max(0.01, 0.01 * abs(exact), abs(hand - exact) + 0.005)
-
-
-def _result(what, answer, exact, hand, tol, solution):
-    if answer is None:  # an exercise not done yet: say so, do not fail the notebook
-        return CheckResult(what, None, float(exact), 0.0, False, solution)
-    answer = _number(answer)
-    t = _tolerance(exact, hand, tol)
-    return CheckResult(what, answer, float(exact), t, bool(abs(answer - exact) <= t), solution)
-
-
-def _hand_leaf(G, H, lam, alpha=0.0):
-    G = _r2(formulas.soft_threshold(_r2(G), alpha))
-    d = _r2(_r2(H) + lam)
-    return _r2(-G / d) if d > 0 else 0.0
-
-
-def _hand_score(G, H, lam):
-    d = _r2(_r2(H) + lam)
-    return _r2(_r2(_r2(G) ** 2) / d) if d > 0 else 0.0
+def _fl(values):
+    return "(" + ", ".join(_f(v) for v in values) + ")"
 
 
 def leaf_weight(answer, G, H, reg_lambda=1.0, reg_alpha=0.0, tol=None, precision=3):
-    """Check w* = −G/(H+λ) (seed 000)."""
+    """Check w* = −G/(H+λ) (seed 000); with ``reg_alpha`` G is soft-thresholded first."""
     sol = explain.leaf_weight_steps(G, H, reg_lambda, reg_alpha, precision=precision)
-    return _result("w*", answer, sol.value, _hand_leaf(G, H, reg_lambda, reg_alpha), tol, sol)
+    Ga = float(formulas.soft_threshold(G, reg_alpha))
+    q = f"work out w* = −G/(H+λ) for G = {_f(G)}, H = {_f(H)}, λ = {_f(reg_lambda)}"
+    q += f", α = {_f(reg_alpha)} (soft-threshold G by α first)" if reg_alpha else ""
+    slips = [
+        (_div(-Ga, H), "λ is missing from the denominator: w* = −G/(H + λ)."),
+        (_div(Ga, H + reg_lambda), "the sign: w* = −G/(H+λ), so a negative G gives w* > 0."),
+        (_div(-G, H + reg_lambda), "α is missing: with reg_alpha, |G| first shrinks by α."),
+    ]
+    hand = _hand_leaf(G, H, reg_lambda, reg_alpha)
+    return _result("w*", answer, sol.value, hand, tol, sol, q, slips)
 
 
 def split_gain(answer, G_L, H_L, G_R, H_R, reg_lambda=1.0, gamma=0.0, tol=None, precision=3):
-    """Check Gain = ½[G_L²/(H_L+λ) + G_R²/(H_R+λ) − (G_L+G_R)²/(H_L+H_R+λ)] − γ (seed 000)."""
+    """Check Gain = ½[G_L²/(H_L+λ) + G_R²/(H_R+λ) − (G_L+G_R)²/(H_L+H_R+λ)] − γ (seed 000).
+
+    ``gamma`` is seed 000's γ: for a model's ``gamma`` pass ``gamma / 2``."""
     sol = explain.split_gain_steps(G_L, H_L, G_R, H_R, reg_lambda, gamma, precision)
     G, H = _r2(G_L) + _r2(G_R), _r2(H_L) + _r2(H_R)
     hand = (
@@ -131,7 +94,22 @@ def split_gain(answer, G_L, H_L, G_R, H_R, reg_lambda=1.0, gamma=0.0, tol=None, 
         )
         - gamma
     )
-    return _result("gain", answer, sol.value, hand, tol, sol)
+    bracket = float(formulas.loss_chg(G_L, H_L, G_R, H_R, reg_lambda))
+    no_lam = float(formulas.loss_chg(G_L, H_L, G_R, H_R, 1e-300))
+    q = (
+        f"work out Gain = ½[G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ)] − γ for G_L = {_f(G_L)}, "
+        f"H_L = {_f(H_L)}, G_R = {_f(G_R)}, H_R = {_f(H_R)}, λ = {_f(reg_lambda)}, "
+        f"γ = {_f(gamma)}"
+    )
+    half = "the bracket without its ½: that is XGBoost's loss_chg; the tutorial's Gain is ½[…] − γ."
+    slips = [
+        (bracket, half),
+        (bracket - gamma, half),
+        (0.5 * no_lam - gamma, "λ is missing: every denominator is H + λ."),
+        (0.5 * bracket, "γ is missing: the Gain pays γ for the extra leaf."),
+        (0.5 * bracket - 2 * gamma, "γ subtracted twice: seed 000's γ is the model's gamma / 2."),
+    ]
+    return _result("gain", answer, sol.value, hand, tol, sol, q, slips)
 
 
 def structure_score(answer, G, H, reg_lambda=1.0, gamma=0.0, tol=None, precision=3):
@@ -142,7 +120,150 @@ def structure_score(answer, G, H, reg_lambda=1.0, gamma=0.0, tol=None, precision
     # T terms of hand rounding add up: widen with the number of leaves
     exact = sol.value
     hand_err = abs(hand - exact) + 0.005 * Gs.size
-    return _result("Obj*", answer, exact, exact + hand_err, tol, sol)
+    terms = float(np.sum(formulas.leaf_score(Gs, Hs, reg_lambda)))
+    no_lam = float(np.sum(Gs.astype(float) ** 2 / Hs.astype(float)))
+    T = gamma * Gs.size
+    q = (
+        f"work out Obj* = −½ Σ_j G_j²/(H_j+λ) + γT for G = {_fl(Gs)}, "
+        f"H = {_fl(Hs)}, λ = {_f(reg_lambda)}, γ = {_f(gamma)}"
+    )
+    slips = [
+        (-terms + T, "the ½ is missing (the slide with the five-instance table drops it; "
+         "the derivation and XGBoost have −½ Σ G²/(H+λ))."),
+        (-0.5 * no_lam + T, "λ is missing: each leaf scores G²/(H + λ)."),
+        (0.5 * terms + T, "the sign: Obj* = −½ Σ …, lower is better."),
+        (-0.5 * terms, "γT is missing: each of the T leaves costs γ."),
+    ]  # fmt: skip
+    return _result("Obj*", answer, exact, exact + hand_err, tol, sol, q, slips)
+
+
+def loss(answer, y, y_hat, kind="square", tol=None):
+    """Check a training loss L = Σ_i l(y_i, ŷ_i) (seed 000): ``kind`` "square" for
+    Σ(y − ŷ)², "logistic" for Σ[y ln(1+e^−ŷ) + (1−y) ln(1+e^ŷ)] (ŷ: log-odds)."""
+    y, yh = np.atleast_1d(np.asarray(y, float)), np.atleast_1d(np.asarray(y_hat, float))
+    if kind == "square":
+        terms = (y - yh) ** 2
+        formula = "Σ (y_i − ŷ_i)²"
+        slips = [
+            (terms.mean(), "that is the mean; the tutorial's L sums over the instances."),
+            (0.5 * terms.sum(), "that has XGBoost's ½; the tutorial writes L = Σ(y − ŷ)²."),
+            (np.abs(y - yh).sum(), "the differences are to be squared."),
+        ]
+    elif kind == "logistic":
+        terms = y * np.log1p(np.exp(-yh)) + (1 - y) * np.log1p(np.exp(yh))
+        formula = "Σ [y_i ln(1+e^−ŷ_i) + (1−y_i) ln(1+e^ŷ_i)]"
+        swapped = (1 - y) * np.log1p(np.exp(-yh)) + y * np.log1p(np.exp(yh))
+        slips = [
+            (terms.sum() / math.log(10), "that is log base 10; the tutorial's ln is natural."),
+            (swapped.sum(), "y and 1 − y swapped: y = 1 pays ln(1 + e^−ŷ)."),
+            (terms.mean(), "that is the mean; the tutorial's L sums over the instances."),
+        ]
+    else:
+        raise ValueError(f'kind must be "square" or "logistic"; got {kind!r}')
+    exact = float(terms.sum())
+    each = " + ".join(_f(v) for v in terms)
+    sol = _worked(f"{kind} loss (seed 000)", [("L", formula), ("", each), ("", _f(exact))], exact)
+    q = f"work out L = {formula} for y = {_fl(y)}, ŷ = {_fl(yh)}"
+    return _result("L", answer, exact, exact, tol, sol, q, slips)
+
+
+def complexity(answer, w, reg_lambda=1.0, gamma=0.0, tol=None):
+    """Check Ω(f) = γT + ½λ Σ_j w_j² for a tree with leaf scores ``w`` (seed 000)."""
+    w = np.atleast_1d(np.asarray(w, float))
+    T, sq = w.size, float(np.sum(w**2))
+    exact = gamma * T + 0.5 * reg_lambda * sq
+    sol = _worked(
+        "the complexity of a tree (seed 000)",
+        [("Ω", "γT + ½λ Σ w_j²"),
+         ("", f"{_f(gamma)}·{T} + ½·{_f(reg_lambda)}·({' + '.join(_f(v**2) for v in w)})"),
+         ("", _f(exact))],
+        exact,
+    )  # fmt: skip
+    q = f"work out Ω = γT + ½λΣw² for w = {_fl(w)}, λ = {_f(reg_lambda)}, "
+    q += f"γ = {_f(gamma)}"
+    slips = [
+        (gamma * T + reg_lambda * sq, "the ½ in front of λ is missing."),
+        (0.5 * reg_lambda * sq, "γT is missing: every leaf costs γ."),
+        (gamma * T + 0.5 * reg_lambda * np.abs(w).sum(), "the weights are to be squared."),
+    ]
+    return _result("Ω", answer, exact, exact, tol, sol, q, slips)
+
+
+def prediction(answer, trees, x, base_score=0.0, tol=None):
+    """Check ŷ = base_score + Σ_k f_k(x) for one instance ``x`` (a one-row DataFrame or a
+    1-D array in the trees' feature order) and a list of ``tg.Tree`` (seed 000)."""
+    X = x if hasattr(x, "columns") else np.atleast_2d(np.asarray(x, float))
+    scores = [float(t.predict(X)[0]) for t in trees]
+    exact = base_score + sum(scores)
+    each = " + ".join(_n(v, 3) for v in scores)
+    sol = _worked(
+        "an ensemble's prediction: the scores add (seed 000)",
+        [("ŷ", "base_score + Σ_k f_k(x)"), ("", f"{_f(base_score)} + {each}"), ("", _f(exact))],
+        exact,
+    )
+    q = f"work out ŷ = Σ_k f_k(x) over the {len(trees)} trees for this instance"
+    slips = [
+        (base_score + scores[0], "that is the first tree alone; every tree adds its score."),
+        (base_score + np.mean(scores), "that is the average; the tutorial's ensemble adds."),
+    ]
+    return _result("ŷ", answer, exact, exact, tol, sol, q, slips)
+
+
+def gradient(answer, y, margin, loss="squared", order=1, tol=None):
+    """Check g_i (``order=1``) or h_i (``order=2``) of one instance at the margin ŷ.
+
+    ``loss``: "squared", XGBoost's ½(y − ŷ)² (g = ŷ − y, h = 1), or "logistic"
+    (p = σ(ŷ), g = p − y, h = p(1 − p))."""
+    y, m = float(y), float(margin)
+    slides = "that is the slides' convention, (y − ŷ)²; XGBoost and teachgbt take ½(y − ŷ)²."
+    if loss == "squared":
+        exact = m - y if order == 1 else 1.0
+        line = f"ŷ − y = {_f(m)} − {_n(y, 3)}" if order == 1 else "∂²/∂ŷ² ½(y − ŷ)² = 1"
+        slips = (
+            [(y - m, "y − ŷ is the residual, −g: g = ŷ − y."), (2 * (m - y), slides)]
+            if order == 1
+            else [(2.0, slides)]
+        )
+    elif loss == "logistic":
+        p, p1 = float(sigmoid(m)), round(float(sigmoid(m)), 1)
+        video = "p rounded to one decimal (as the video rounds 2/3 to 0.7); keep p = σ(ŷ) exact."
+        if order == 1:
+            exact, line = p - y, f"p − y = σ({_f(m)}) − {_f(y)} = {_f(p)} − {_f(y)}"
+            slips = [
+                (y - p, "y − p is the residual (seed 004), −g: g = p − y."),
+                (p1 - y, video),
+                (m - y, "g uses the probability p = σ(ŷ), not the margin ŷ."),
+            ]
+        else:
+            exact, line = p * (1 - p), f"p(1 − p) = {_f(p)} · {_f(1 - p)}"
+            slips = [(p1 * (1 - p1), video), (m * (1 - m), "h uses p = σ(ŷ), not the margin.")]
+    else:
+        raise ValueError(f'loss must be "squared" or "logistic"; got {loss!r}')
+    if order not in (1, 2):
+        raise ValueError(f"order must be 1 (g) or 2 (h); got {order!r}")
+    what = "g" if order == 1 else "h"
+    sol = _worked(f"{what} for the {loss} loss", [(what, line), ("", _f(exact))], exact)
+    q = f"work out {what} of the {loss} loss for y = {_f(y)} at the margin ŷ = {_f(m)}"
+    return _result(what, answer, exact, exact, tol, sol, q, slips)
+
+
+def margin_update(answer, margin, weight, learning_rate, tol=None):
+    """Check ŷ⁽ᵗ⁾ = ŷ⁽ᵗ⁻¹⁾ + η·w* for one instance (seed 002's shrinkage)."""
+    m, w, eta = float(margin), float(weight), float(learning_rate)
+    exact = m + eta * w
+    sol = _worked(
+        "one round of additive training, with shrinkage",
+        [("ŷ⁽ᵗ⁾", "ŷ⁽ᵗ⁻¹⁾ + η·w*"), ("", f"{_f(m)} + {_f(eta)} × {_n(w, 3)}"), ("", _f(exact))],
+        exact,
+        ["a tree's leaf value (its value column) is η·w* already: add it as it is"],
+    )
+    q = f"work out ŷ⁽ᵗ⁾ = ŷ⁽ᵗ⁻¹⁾ + η·w* for ŷ⁽ᵗ⁻¹⁾ = {_f(m)}, w* = {_f(w)}, η = {_f(eta)}"
+    slips = [
+        (m + eta * eta * w, "the learning rate applied twice: η·w* already holds η."),
+        (m + w, "the learning rate is missing: the tree adds η·w*, not w*."),
+        (eta * (m + w), "η multiplies the new tree only, not the margin so far."),
+    ]
+    return _result("ŷ⁽ᵗ⁾", answer, exact, exact, tol, sol, q, slips)
 
 
 # ------------------------------------------------------------------ epoch tables
@@ -170,6 +291,9 @@ def epoch(answer, model, column, row, tol=None, precision=3):
     L = explain._line
     n, r = explain._n, explain._r
     title = f"{column}, row {row}"
+    q = f"work out {column} of row {row} in the epoch table (model.trace_.epochs())"
+    video = "probabilities rounded to one decimal (the video's 0.7 for 2/3): keep them exact."
+    slips = []
     if kind == "pre" and k == 0:
         base = float(model.base_score_)
         if clf:
@@ -215,6 +339,7 @@ def epoch(answer, model, column, row, tol=None, precision=3):
         ]
         notes = []
         hand = float(sigmoid(_r2(pre)))
+        slips = [(round(exact, 1), video)]
     elif kind == "residual":
         y = float(model.trace_.instances(k)["y"].iloc[row])
         prev = f"ep_{k - 1}_prob" if clf else f"ep_{k - 1}_pre"
@@ -234,6 +359,8 @@ def epoch(answer, model, column, row, tol=None, precision=3):
             else "residual = observed − prediction"
         ]
         hand = y - _r2(pv)
+        slips = [(pv - y, "the sign: the residual is y − prediction, not prediction − y.")]
+        slips += [(y - round(pv, 1), video)] if clf else []
     elif kind == "leaf_index":
         leaf_id = int(table.at[row, column])
         ex = explain.Explanation(
@@ -244,9 +371,8 @@ def epoch(answer, model, column, row, tol=None, precision=3):
             {},
             intro=[_route(model.trees_[k - 1], leaf_id, k)],
         )
-        return _result(
-            "leaf", answer, float(leaf_id), float(leaf_id), 0.0 if tol is None else tol, ex
-        )
+        t = 0.0 if tol is None else tol
+        return _result("leaf", answer, float(leaf_id), float(leaf_id), t, ex, q)
     elif kind == "leaf_output":
         tree = model.trees_[k - 1]
         leaf_id = int(table.at[row, f"ep_{k}_leaf_index"])
@@ -254,7 +380,13 @@ def epoch(answer, model, column, row, tol=None, precision=3):
         prm = model.params_
         hand = _hand_leaf(tree.G[leaf_id], tree.H[leaf_id], prm.reg_lambda, prm.reg_alpha)
         sol.title = f"{column}, row {row}: the row reaches leaf {leaf_id} of tree {k}. " + sol.title
-        return _result(column, answer, exact, hand, tol, sol)
+        if clf and k == 1:  # the video's slip: p0 = 2/3 rounded to 0.7 before the leaf formula
+            rows = (table[f"ep_{k}_leaf_index"] == leaf_id).to_numpy()
+            y = model.trace_.instances(k)["y"].to_numpy()[rows]
+            p1 = table[f"ep_{k - 1}_prob"].to_numpy()[rows].round(1)
+            lam = 0.0 if explain._is_gbdt(model) else prm.reg_lambda
+            slips = [(_div(np.sum(y - p1), np.sum(p1 * (1 - p1)) + lam), video)]
+        return _result(column, answer, exact, hand, tol, sol, q, slips)
     else:  # ep_k_pre, k >= 1
         before = float(table.at[row, f"ep_{k - 1}_pre"])
         out = float(table.at[row, f"ep_{k}_leaf_output"])
@@ -276,8 +408,12 @@ def epoch(answer, model, column, row, tol=None, precision=3):
         ]
         notes = []
         hand = _r2(before) + eta * _r2(out)
+        slips = [
+            (before + eta * eta * out, "the learning rate applied twice: η once, to the leaf."),
+            (before + out, "the learning rate is missing: add η × the leaf output."),
+        ]
     ex = explain.Explanation(title, lines, exact, notes, {column: exact})
-    return _result(column, answer, exact, hand, tol, ex)
+    return _result(column, answer, exact, hand, tol, ex, q, slips)
 
 
 def _route(tree, leaf_id, k):

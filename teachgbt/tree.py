@@ -15,12 +15,16 @@ values and inputs are cast to float32 before routing.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
 from . import _kernels
 
 __all__ = ["Tree", "TreeBuilder", "NODE_COLUMNS", "as_float32_matrix"]
+
+_RULE = re.compile(r"^\s*(\S.*?)\s*<\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*$")
 
 NODE_COLUMNS = [
     "node", "depth", "parent", "is_leaf", "feature", "threshold", "default_left",
@@ -180,7 +184,62 @@ class Tree:
             df[k] = v
         return df
 
+    @property
+    def hand_made(self):
+        """True for a tree written with ``from_rules``: it has scores but no G, H, n."""
+        return bool(np.isnan(self.G).all())
+
     # ------------------------------------------------------------ to/from
+    @classmethod
+    def from_rules(cls, rules, feature_names=None):
+        """A tree written by hand, as the tutorial draws one (seed 000, "Tree Ensemble").
+
+        ``rules`` is a leaf score (a number), or a tuple ``(rule, yes, no)``: ``rule`` is a
+        string ``"feature < threshold"``, ``yes`` the subtree of the rows for which it holds
+        (and of missing values), ``no`` the others; ``yes`` and ``no`` are rules in turn::
+
+            tree = tg.Tree.from_rules(
+                ("age < 15", ("is_male < 0.5", 0.1, 2.0), -1.0),
+                feature_names=["age", "is_male", "uses_computer_daily"],
+            )
+            tree.predict(X)   # X's columns in the order of feature_names
+            tree.draw()       # the rules and the leaf scores
+
+        ``feature_names`` fixes the column order of the X the tree reads (default: the
+        features in the order the rules first name them). The tree has no training
+        statistics: ``n`` is 0 and ``G``, ``H``, ``gain``, ``loss_chg`` are NaN; a leaf's
+        ``weight`` and ``value`` are its score, as with learning rate 1.
+        """
+        names = list(feature_names) if feature_names is not None else []
+        fixed = feature_names is not None
+        b = TreeBuilder()
+
+        def add(node, parent, depth):
+            if isinstance(node, tuple):
+                if len(node) != 3 or not isinstance(node[0], str):
+                    raise ValueError(
+                        f'a split is a tuple ("feature < threshold", yes, no); got {node!r}'
+                    )
+                m = _RULE.match(node[0])
+                if m is None:
+                    raise ValueError(f'a rule reads "feature < threshold"; got {node[0]!r}')
+                name, threshold = m.group(1), float(m.group(2))
+                if name not in names:
+                    if fixed:
+                        raise ValueError(f"unknown feature {name!r}; feature_names are {names}")
+                    names.append(name)
+                i = b.add_node(parent, depth, 0, np.nan, np.nan, np.nan, np.nan)
+                left = add(node[1], i, depth + 1)
+                right = add(node[2], i, depth + 1)
+                b.split(i, names.index(name), threshold, True, left, right, np.nan, np.nan)
+                return i
+            if isinstance(node, bool) or not isinstance(node, (int, float, np.number)):
+                raise ValueError(f"a leaf is a number (its score); got {node!r}")
+            return b.add_node(parent, depth, 0, np.nan, np.nan, float(node), float(node))
+
+        add(rules, -1, 0)
+        return b.build(len(names), names, 1.0)
+
     def to_dict(self):
         d = {k: getattr(self, k).tolist() for k in _ARRAYS}
         d["threshold"] = [None if np.isnan(t) else float(t) for t in self.threshold]

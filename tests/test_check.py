@@ -96,3 +96,82 @@ def test_troll2_epoch_values(troll):
         C.epoch(0.0, troll, "ep_9_pre", 0)
     with pytest.raises(ValueError, match="row must be from 0 to 5"):
         C.epoch(0.0, troll, "ep_0_pre", 6)
+
+
+# ------------------------------------------------------------ exercises in the lessons
+def test_an_unanswered_exercise_states_the_question_and_does_not_fail(monkeypatch):
+    monkeypatch.delenv(C.STRICT_ENV, raising=False)
+    r = C.leaf_weight(None, G=-4 / 3, H=8 / 9, reg_lambda=1.0)
+    assert not r.answered and not r.correct
+    assert "work out w* = −G/(H+λ) for G = -1.333, H = 0.889, λ = 1" in str(r)
+    assert "not answered yet" in str(r) and "0.706" not in str(r)  # no solution given away
+    assert r._repr_latex_() is None
+
+
+def test_strict_mode_raises_on_a_missing_or_wrong_answer(monkeypatch, capsys):
+    monkeypatch.setenv(C.STRICT_ENV, "1")
+    with pytest.raises(C.CheckFailed, match="not answered yet"):
+        C.leaf_weight(None, G=-4 / 3, H=8 / 9)
+    with pytest.raises(C.CheckFailed, match="not quite"):
+        C.leaf_weight(-0.71, G=-4 / 3, H=8 / 9)
+    assert C.leaf_weight(0.71, G=-4 / 3, H=8 / 9).correct
+    assert "teachgbt.check: accepted w* = 0.71" in capsys.readouterr().err
+
+
+SLIPS = [
+    # (result of a wrong answer, the words its feedback must contain)
+    (C.split_gain(34.5, G_L=-6, H_L=3, G_R=-21, H_R=2), "XGBoost's loss_chg"),
+    (C.split_gain(0.5 * (12 + 220.5 - 145.8), G_L=-6, H_L=3, G_R=-21, H_R=2), "λ is missing"),
+    (C.split_gain(17.25, G_L=-6, H_L=3, G_R=-21, H_R=2, gamma=1), "γ is missing"),
+    (C.split_gain(15.25, G_L=-6, H_L=3, G_R=-21, H_R=2, gamma=1), "gamma / 2"),
+    (C.leaf_weight(1.5, G=-1.5, H=1.0, reg_lambda=1.0), "λ is missing"),
+    (C.leaf_weight(-0.75, G=-1.5, H=1.0, reg_lambda=1.0), "the sign"),
+    (C.leaf_weight(0.75, G=-1.5, H=1.0, reg_lambda=1.0, reg_alpha=0.5), "α is missing"),
+    (C.structure_score(-4.255, G=[-2, -0.1, 3], H=[1, 1, 3]), "the ½ is missing"),
+    (C.gradient(0.33, y=1, margin=0.6931, loss="logistic"), "y − p is the residual"),
+    (C.gradient(-0.3, y=1, margin=0.6931, loss="logistic"), "0.7"),
+    (C.gradient(0.21, y=1, margin=0.6931, loss="logistic", order=2), "0.7"),
+    (C.gradient(-4.0, y=3, margin=1, loss="squared"), "slides' convention"),
+    (C.gradient(2.0, y=3, margin=1, loss="squared"), "residual"),
+    (C.gradient(2.0, y=3, margin=1, loss="squared", order=2), "slides' convention"),
+    (C.margin_update(0.5 + 0.09 * 2, margin=0.5, weight=2, learning_rate=0.3), "applied twice"),
+    (C.margin_update(2.5, margin=0.5, weight=2, learning_rate=0.3), "learning rate is missing"),
+    (C.loss(2 / 3, y=[1, 0, 1], y_hat=[1, 1, 0]), "mean"),
+    (C.loss(1.0, y=[1, 0, 1], y_hat=[1, 1, 0]), "½"),
+    (C.complexity(8.01, w=[2, 0.1, -1], gamma=1), "½ in front of λ"),
+    (C.complexity(2.505, w=[2, 0.1, -1], gamma=1), "γT is missing"),
+]
+
+
+@pytest.mark.parametrize("result, words", SLIPS)
+def test_wrong_answers_get_feedback_on_the_likely_slip(result, words):
+    assert not result.correct and result.slip and words in result.slip, (result.slip, words)
+    assert words in str(result)
+
+
+def test_new_checkers_accept_the_right_numbers():
+    import teachgbt as tg
+
+    assert C.loss(2.0, y=[1, 0, 1], y_hat=[1, 1, 0]).correct
+    assert C.loss(0.13 + 0.31 + 0.97, y=[1, 0, 1], y_hat=[2, -1, -0.5], kind="logistic").correct
+    assert C.complexity(5.505, w=[2, 0.1, -1], gamma=1).correct
+    assert C.gradient(-2 / 3 + 0.3333, y=1, margin=0.6931, loss="logistic").correct
+    assert C.gradient(2 / 9, y=1, margin=0.6931, loss="logistic", order=2).correct
+    assert C.margin_update(1.1, margin=0.5, weight=2, learning_rate=0.3).correct
+    t1 = tg.Tree.from_rules(("age < 15", ("is_male < 0.5", 0.1, 2.0), -1.0), ["age", "is_male"])
+    t2 = tg.Tree.from_rules(("is_male < 0.5", -0.9, 0.9), ["age", "is_male"])
+    assert C.prediction(2.9, [t1, t2], [10, 1]).correct
+    r = C.prediction(1.45, [t1, t2], [10, 1])
+    assert not r.correct and "average" in r.slip
+    assert "first tree alone" in C.prediction(2.0, [t1, t2], [10, 1]).slip
+    with pytest.raises(ValueError, match="kind must be"):
+        C.loss(0.0, [1], [1], kind="hinge")
+
+
+def test_troll2_slips(troll):
+    assert "0.7" in C.epoch(1.4, troll, "ep_1_leaf_output", 0).slip
+    assert "the sign" in C.epoch(-0.33, troll, "ep_1_residual", 0).slip
+    assert "0.7" in C.epoch(0.3, troll, "ep_1_residual", 0).slip
+    ep = troll.trace_.epochs()
+    twice = ep.at[0, "ep_0_pre"] + 0.64 * ep.at[0, "ep_1_leaf_output"]
+    assert "applied twice" in C.epoch(twice, troll, "ep_1_pre", 0).slip

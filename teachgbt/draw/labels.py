@@ -110,6 +110,10 @@ def node_label(tree, i, opts):
         rule = split_rule(tree, i)
         title = f"#{i}  {rule}" if opts.node_ids else rule
     lines = []
+    if tree.hand_made:  # a tree from Tree.from_rules: rules and scores, no statistics
+        if leaf:
+            lines.append(f"score = {format_number(tree.value[i], p)}")
+        return NodeLabel(i, leaf, title, lines)
     sums = []
     if "n" in want:
         sums.append(f"n = {int(tree.n[i])}")
@@ -150,7 +154,7 @@ def edge_label(tree, parent, child, opts):
     """``yes`` / ``no`` for the rule ``x < threshold``, with ``missing`` on the default side."""
     left = int(tree.left[parent]) == int(child)
     text = "yes" if left else "no"
-    if opts.missing and bool(tree.default_left[parent]) == left:
+    if opts.missing and not tree.hand_made and bool(tree.default_left[parent]) == left:
         text += ", missing"
     return text
 
@@ -163,6 +167,8 @@ def _is_gbdt_tree(tree):
 def legend_lines(tree, opts):
     """What the symbols on the nodes mean, for the fields that are shown."""
     want = set(opts.fields)
+    if tree.hand_made:
+        return ["score = what the leaf adds to the prediction (a tree written by hand)"]
     gbdt = _is_gbdt_tree(tree)
     out = []
     if want & {"n", "G", "H"}:

@@ -1,0 +1,365 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Lesson 5 — Learning the tree structure: the gain, the scan, pruning, shrinkage
+#
+# **Goals.** By the end you can compute the gain of a split, find the best threshold with a
+# sorted left-to-right scan, say what the exact greedy search costs, tell pre-stopping from
+# post-pruning, use shrinkage and one-hot encoding, and translate γ between the tutorials
+# and XGBoost. You also meet `teachgbt/reference.py`, the whole algorithm in one file.
+#
+# | tutorial section | what you do here |
+# |---|---|
+# | "Learn the tree structure": Gain = ½[G_L²/(H_L+λ) + G_R²/(H_R+λ) − (G_L+G_R)²/(H_L+H_R+λ)] − γ (000; 001; 002 "Greedy learning"; 003 "Split condition") | read every candidate split the trainer weighed, and one gain written out |
+# | "a left to right scan is sufficient" (000; 002 "Efficient finding of the best split") | scan `age` by hand with running sums; draw the scan |
+# | cost O(n·d·K·log n) (002; 001's O(d·n·log n) per level) | count what the scan evaluates |
+# | "Pruning and regularization": pre-stopping vs post-pruning (002) | grow an XOR pattern both ways |
+# | γ in three conventions (000, 002, XGBoost's `gamma`) | one table that reconciles them on a live split |
+# | shrinkage ε ≈ 0.1 (002 "Recap") | compare learning rates on held-out data |
+# | categorical variables by one-hot encoding (002) | encode a text column and score its splits |
+# | the whole algorithm | `teachgbt/reference.py` grows the same trees as the trainer |
+# | Exercises | a gain, the same gain with the model's `gamma`, a leaf after shrinkage |
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+import teachgbt as tg
+
+# %% [markdown]
+# ## 1. The gain of a split
+#
+# There are too many tree shapes to score each with the structure score (lesson 4), so the
+# tree grows greedily: split one leaf into two and keep the split whose objective drops most,
+#
+# $$\text{Gain} = \frac12\left[\frac{G_L^2}{H_L+\lambda} + \frac{G_R^2}{H_R+\lambda}
+#   - \frac{(G_L+G_R)^2}{H_L+H_R+\lambda}\right] - \gamma :$$
+#
+# the new left leaf's score, plus the new right leaf's, minus the leaf we had, less γ for
+# the extra leaf. Lesson 3's family of ten, with the two-tree scores as the target, one round
+# at learning rate 0.5 and λ = 1 (γ = 0 for now):
+
+# %%
+family = pd.DataFrame(
+    {
+        "age": [10, 8, 38, 75, 72, 41, 14, 35, 12, 30],
+        "is_male": [1, 0, 0, 1, 0, 1, 1, 0, 0, 1],
+        "uses_computer_daily": [1, 0, 1, 0, 0, 1, 0, 0, 1, 0],
+    },
+    index=["boy", "girl", "mom", "grandpa", "grandma", "dad", "teen", "aunt", "cousin", "uncle"],
+)
+tree_1 = tg.Tree.from_rules(("age < 15", ("is_male < 0.5", 0.1, 2.0), -1.0), list(family))
+tree_2 = tg.Tree.from_rules(("uses_computer_daily < 0.5", -0.9, 0.9), list(family))
+likes_games = tree_1.predict(family) + tree_2.predict(family)
+params = dict(n_estimators=2, max_depth=2, learning_rate=0.5, min_child_weight=0, base_score=0)
+model = tg.BoostingRegressor(reg_lambda=1, **params).fit(family, likes_games)
+cands = model.trace_.splits(1, 0)
+cands.round(4)
+
+# %% [markdown]
+# Every candidate the trainer weighed at the root of tree 1, the kept one marked `chosen`
+# (the best `gain`). `tg.explain.split` writes the chosen one out:
+
+# %%
+tg.explain.split(model, 1, 0)
+
+# %%
+best = cands.loc[cands["gain"].idxmax()]
+assert bool(best["chosen"]) and best["feature"] == "age"
+assert np.isclose(
+    best["gain"], tg.formulas.split_gain(best["G_L"], best["H_L"], best["G_R"], best["H_R"])
+)
+
+# %% [markdown]
+# ## 2. The sorted left-to-right scan
+#
+# For a numeric feature, sort the instances by its value and walk from left to right: after
+# each step $G_L$, $H_L$ are running sums and the right side is the rest, so one pass gives
+# the gain of every threshold. The scan over `age`, written out:
+
+# %%
+inst = model.trace_.instances(1).set_index(family.index)
+order = inst.assign(age=family["age"]).sort_values("age")
+G, H = order["g"].sum(), order["h"].sum()
+ages = order["age"].to_numpy()
+scan = pd.DataFrame(
+    {
+        "threshold": (ages[:-1] + ages[1:]) / 2,
+        "G_L": order["g"].cumsum().to_numpy()[:-1],
+        "H_L": order["h"].cumsum().to_numpy()[:-1],
+    }
+)
+scan["gain"] = tg.formulas.split_gain(scan["G_L"], scan["H_L"], G - scan["G_L"], H - scan["H_L"])
+by_trainer = cands[cands["feature"] == "age"].sort_values("threshold")
+assert np.allclose(scan["gain"], by_trainer["gain"])
+scan.round(4)
+
+# %% [markdown]
+# The same gains as the trainer's. The picture of the scan: the gain at each threshold, the
+# running sums, and the best threshold starred.
+
+# %%
+ax = tg.plot.split_scan(model, 1, 0, "age")
+
+# %% [markdown]
+# **What it costs.** A node's scan evaluates one threshold between each pair of adjacent
+# distinct values (10 distinct ages: 9 thresholds), after sorting: O(n log n) per feature.
+# With d features and K levels of depth, a tree costs O(n·d·K·log n) (seed 002; seed 001
+# says O(d·n·log n) per level). XGBoost sorts each feature once and reuses the order;
+# approximate methods (lesson 10) scan a few candidate cuts instead of all of them.
+
+# %%
+per_feature = cands.groupby("feature").size()
+distinct = family.nunique()
+print(pd.DataFrame({"distinct values": distinct, "thresholds scanned": per_feature}))
+assert (per_feature == distinct[per_feature.index] - 1).all() and per_feature["age"] == 9
+
+# %% [markdown]
+# The gains of a tree's splits add up to the drop from the one-leaf structure score to the
+# tree's (γ = 0):
+
+# %%
+nodes = model.trace_.nodes(1)
+leaves = nodes[nodes["is_leaf"]]
+obj_tree = tg.formulas.structure_score(leaves["G"], leaves["H"], reg_lambda=1)
+obj_root = tg.formulas.structure_score(nodes["G"][:1], nodes["H"][:1], reg_lambda=1)
+print(
+    f"sum of gains {nodes['gain'].sum():.4f} = Obj*(one leaf) − Obj*(tree) {obj_root - obj_tree:.4f}"
+)
+assert np.isclose(nodes["gain"].sum(), obj_root - obj_tree)
+
+# %% [markdown]
+# ## 3. Pruning: pre-stopping vs post-pruning
+#
+# A gain can be negative: when the loss a split saves is less than the price γ of the extra
+# leaf. Two ways to act on it (seed 002):
+#
+# * **pre-stopping**: do not make a split with negative gain — but a poor split can open the
+#   way to excellent ones below it;
+# * **post-pruning**: grow to full depth, then remove, bottom up, every split whose two
+#   children are leaves and whose gain is negative.
+#
+# The classic case is an XOR pattern: the target is high when exactly one of `x1`, `x2` is
+# above ½. A split on either feature alone helps almost nothing; both together help a lot.
+
+# %%
+grid = np.array([0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.8, 0.9])
+x1, x2 = (a.ravel() for a in np.meshgrid(grid, grid))
+xor = pd.DataFrame({"x1": x1, "x2": x2})
+high1, high2 = x1 > 0.5, x2 > 0.5
+target = np.where(high1 ^ high2, 2.0, np.where(high1 & high2, 0.5, 0.0))
+full = tg.BoostingRegressor(n_estimators=1, max_depth=2, learning_rate=1.0).fit(xor, target)
+xor_nodes = full.trace_.nodes(1)
+xor_nodes[["node", "feature", "threshold", "n", "gain", "loss_chg"]].round(3)
+
+# %%
+assert np.allclose(xor_nodes["loss_chg"].dropna().round(1), [1.0, 30.1, 16.9])
+
+# %% [markdown]
+# The root split is worth only 0.97 (`loss_chg`), its children 30.1 and 16.9. With
+# `gamma=5` the root does not pay for itself: `pruning="pre"` stops there; `pruning="post"`
+# grows the children first, and keeps everything, because no split with two leaf children
+# is below `gamma`:
+
+# %%
+kept = {}
+for how in ("pre", "post"):
+    m = tg.BoostingRegressor(
+        n_estimators=1, max_depth=2, learning_rate=1.0, gamma=5.0, pruning=how
+    ).fit(xor, target)
+    kept[how] = m
+    mse = np.mean((target - m.predict(xor)) ** 2)
+    print(f'pruning="{how}": {m.trees_[0].n_leaves} leaves, training MSE {mse:.3f}')
+assert kept["pre"].trees_[0].n_leaves == 1 and kept["post"].trees_[0].n_leaves == 4
+root_gain = kept["post"].trees_[0].gain[0]
+assert abs(root_gain - (-2.02)) < 0.01
+kept["post"].trees_[0].plot(fields=["n", "gain", "loss_chg", "weight"])
+
+# %% [markdown]
+# The root's `gain` in the post-pruned tree is ½(0.97 − 5) ≈ −2.02: negative, yet kept,
+# because of what it made possible. (XGBoost's `exact` method post-prunes, its `hist`
+# method pre-stops.)
+#
+# ## 4. γ: three conventions, one table
+#
+# Three texts, three γ's. teachgbt's `gamma` is XGBoost's (`min_split_loss`): a split stays
+# when XGBoost's `loss_chg` — the bracket *without* the ½ — is at least `gamma`. Seed 000's
+# Gain is ½[…] − γ, so seed 000's γ is `gamma / 2`, and the `gain` column of every table is
+# seed 000's, ½(`loss_chg` − `gamma`). Seed 002 writes the square loss as (y − ŷ)², which
+# doubles g, h and λ: its ½[…] is `loss_chg`, and its γ is `gamma`. `tg.formulas` takes seed
+# 000's γ. The same split under all three, live, for the family with `gamma = 1`:
+
+# %%
+gamma = 1.0
+m_gamma = tg.BoostingRegressor(reg_lambda=1, gamma=gamma, **params).fit(family, likes_games)
+root = m_gamma.trace_.nodes(1).iloc[0]
+sp = m_gamma.trace_.splits(1, 0).query("chosen").iloc[0]
+G_L, H_L, G_R, H_R, lam = sp["G_L"], sp["H_L"], sp["G_R"], sp["H_R"], 1.0
+bracket_000 = tg.formulas.loss_chg(G_L, H_L, G_R, H_R, lam)
+bracket_002 = tg.formulas.loss_chg(2 * G_L, 2 * H_L, 2 * G_R, 2 * H_R, 2 * lam)  # g, h, λ × 2
+conventions = pd.DataFrame(
+    [
+        ["seed 000 (tg.formulas, the `gain` column)", "ŷ − y, 1", lam,
+         "Gain = ½[…] − γ", 0.5 * bracket_000, gamma / 2, 0.5 * bracket_000 - gamma / 2],
+        ["seed 002 (loss (y − ŷ)²)", "2(ŷ − y), 2", 2 * lam,
+         "½[…] − γ", 0.5 * bracket_002, gamma, 0.5 * bracket_002 - gamma],
+        ["XGBoost (`gamma`, `loss_chg`)", "ŷ − y, 1", lam,
+         "loss_chg − gamma", bracket_000, gamma, bracket_000 - gamma],
+    ],
+    columns=["convention", "g, h", "λ", "the split stays when ≥ 0", "score before γ", "γ", "value"],
+)  # fmt: skip
+conventions.round(4)
+
+# %%
+assert np.isclose(0.5 * bracket_002, bracket_000)  # seed 002's ½[…] is XGBoost's loss_chg
+assert np.isclose(bracket_000, root["loss_chg"])
+assert np.isclose(0.5 * bracket_000 - gamma / 2, root["gain"])  # the `gain` column
+assert np.isclose(tg.formulas.split_gain(G_L, H_L, G_R, H_R, lam, gamma / 2), root["gain"])
+assert np.isclose(conventions["value"][0] * 2, conventions["value"][2])
+assert len(set(np.sign(conventions["value"]))) == 1
+
+# %% [markdown]
+# Seed 000's value is half the other two, so all three agree on every decision: a split
+# stays when its value is ≥ 0. With teachgbt, pass `gamma` as XGBoost does, and pass
+# `gamma / 2` to `tg.formulas.split_gain` when you follow seed 000 by hand.
+#
+# ## 5. Shrinkage
+#
+# The slides' recap: each round adds only a fraction of its tree,
+# $\hat y^{(t)} = \hat y^{(t-1)} + \epsilon f_t(x)$ with ε ≈ 0.1, so no single tree commits the
+# model too far. In teachgbt and XGBoost ε is `learning_rate` (η), and trees store η·w* as
+# the `value` column:
+
+# %%
+leaf_rows = model.trace_.nodes(1).query("is_leaf")
+assert np.allclose(leaf_rows["value"], 0.5 * leaf_rows["weight"])
+leaf_rows[["node", "weight", "value"]].round(3)
+
+# %% [markdown]
+# On generated data with a held-out half, three step sizes over 200 rounds:
+
+# %%
+rng = np.random.default_rng(7)
+
+
+def make_data(n):
+    Z = rng.uniform(-2, 2, size=(n, 4))
+    y = np.sin(2 * Z[:, 0]) + Z[:, 1] ** 2 + 0.5 * Z[:, 2] * Z[:, 3] + rng.normal(0, 0.4, n)
+    return pd.DataFrame(Z, columns=["x1", "x2", "x3", "x4"]), y
+
+
+X_train, y_train = make_data(300)
+X_valid, y_valid = make_data(300)
+best_rmse = {}
+fig, axes = plt.subplots(1, 3, figsize=(13, 3.8), sharey=True, layout="constrained")
+for eta, ax in zip((1.0, 0.3, 0.1), axes):
+    m = tg.BoostingRegressor(n_estimators=200, max_depth=3, learning_rate=eta)
+    m.fit(X_train, y_train, eval_set=[(X_valid, y_valid)])
+    tg.plot.loss_curve(m, ax=ax)
+    ax.set_title(f"learning_rate = {eta}")
+    best_rmse[eta] = min(m.evals_result_["validation_0"]["rmse"])
+print({eta: round(r, 3) for eta, r in best_rmse.items()})
+assert best_rmse[0.3] < best_rmse[1.0] and best_rmse[0.1] < best_rmse[1.0]
+
+# %% [markdown]
+# With η = 1 the training error collapses within a few rounds while the held-out error stalls
+# higher; smaller steps take more rounds and end lower on held-out data.
+#
+# ## 6. Categorical variables: one-hot encoding
+#
+# Trees split on numbers. A text column such as the ice-cream data's `weather` becomes one
+# 0/1 column per category (seed 002); "weather_sunny < 0.5" then asks "is it not sunny?",
+# and its gain comes from the same formula as any other split:
+
+# %%
+days = tg.datasets.ice_cream()
+encoded = tg.datasets.one_hot(days.drop(columns="ice_creams_sold"))
+X_ice, sold = tg.datasets.ice_cream_xy()
+ice = tg.BoostingRegressor(n_estimators=1, max_depth=2, min_child_weight=0, base_score=40)
+ice.fit(X_ice, sold)
+root_ice = ice.trace_.splits(1, 0)
+weather = root_ice[root_ice["feature"].str.startswith("weather")]
+assert set(weather["feature"]) <= set(encoded.columns) and len(weather) > 0
+weather.round(3)
+
+# %% [markdown]
+# With many categories the one-hot columns are mostly zeros — sparse data, which XGBoost
+# handles specially (lesson 10).
+#
+# ## 7. The whole algorithm in one file
+#
+# `teachgbt/reference.py` is seed 000 in plain loops, to read top to bottom: `grad_hess`
+# (g, h), `leaf_weight` (w*), `best_split` (this lesson's scan, for every feature), `grow_tree`
+# (level by level, then post-pruning with γ) and `fit` (the additive loop), each step citing
+# the tutorial section it implements. It grows the same trees as the trainer we used:
+
+# %%
+ref = tg.reference.fit(
+    family, likes_games, objective="reg:squarederror", n_estimators=2, max_depth=2,
+    learning_rate=0.5, reg_lambda=1, gamma=gamma, min_child_weight=0, base_score=0,
+)  # fmt: skip
+same = all(
+    np.array_equal(a.feature, b.feature) and np.allclose(a.value, b.value)
+    for a, b in zip(ref.trees, m_gamma.trees_)
+)
+assert same and np.allclose(ref.decision_function(family), m_gamma.predict(family))
+print(ref.trees[0])
+
+# %% [markdown]
+# ## 8. Your turn
+#
+# Seed 002's five instances from lesson 4: the boy and the girl (g = −2 and −0.1, h = 1 each)
+# against the three adults (G = 3, H = 3), that is the split "age < 15" at the root, with
+# λ = 1.
+#
+# **Exercise 5.1.** Its gain, with γ = 0: $G_L = -2.1, H_L = 2, G_R = 3, H_R = 3$.
+
+# %%
+my_gain = None  # ← your answer
+tg.check.split_gain(my_gain, G_L=-2.1, H_L=2.0, G_R=3.0, H_R=3.0, reg_lambda=1.0)
+
+# %% [markdown]
+# **Exercise 5.2.** The gain the trainer would record for the same split in a model with
+# `gamma=1` (XGBoost's `gamma`; translate it to seed 000's γ first, section 4).
+
+# %%
+my_gain_with_gamma = None  # ← your answer
+tg.check.split_gain(
+    my_gain_with_gamma, G_L=-2.1, H_L=2.0, G_R=3.0, H_R=3.0, reg_lambda=1.0, gamma=0.5
+)
+
+# %% [markdown]
+# **Exercise 5.3.** The split's left leaf (the two children) has w* = −G_L/(H_L+λ) = 0.7. With
+# shrinkage η = 0.1, what does that leaf add to a child's margin of 0?
+
+# %%
+my_child_margin = None  # ← your answer
+tg.check.margin_update(my_child_margin, margin=0.0, weight=0.7, learning_rate=0.1)
+
+# %% [markdown]
+# ## What you have seen
+#
+# * The gain compares two new leaves with the old one, less γ; a sorted scan finds the best
+#   threshold of a feature in one pass, and a tree costs O(n·d·K·log n).
+# * Pre-stopping can miss what post-pruning keeps.
+# * γ: seed 000's is `gamma / 2`, seed 002's and XGBoost's are `gamma`; all three decide
+#   alike.
+# * Shrinkage trades rounds for accuracy; categories become one-hot columns.
+# * `teachgbt/reference.py` is the whole algorithm in one file.
+#
+# Next: lesson 6, GBDT regression step by step.
+
+# %%
+plt.close("all")
