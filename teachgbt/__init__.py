@@ -11,7 +11,7 @@ from ._validation import NotFittedError
 from .engine import gbdt
 from .engine.trace import Trace
 from .estimators import BoostingClassifier, BoostingRegressor
-from .io import load
+from .io import from_lightgbm, from_sklearn, from_xgboost, load
 from .tree import Tree
 
 __version__ = "0.1.0"
@@ -32,6 +32,9 @@ __all__ = [
     "plot",
     "walkthrough",
     "load",
+    "from_xgboost",
+    "from_lightgbm",
+    "from_sklearn",
     "losses",
     "__version__",
 ]
