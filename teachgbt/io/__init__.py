@@ -137,10 +137,10 @@ def from_lightgbm(model, reg_lambda=None, learning_rate=None, gamma=None):
     value, written with about 6 digits). ``value`` is the leaf value, ``H`` the
     ``leaf_weight``/``internal_weight``, ``n`` the counts; ``weight`` = value/η,
     ``G`` = −w*·(H+λ) on leaves and the sum of its leaves' G on splits (NaN with
-    lambda_l1, max_delta_step or path_smooth); ``loss_chg`` = ``split_gain`` +
-    ``min_gain_to_split`` and ``gain`` = ½·``split_gain`` (γ = ``min_gain_to_split``);
-    ``split_gain`` itself is an extra column. λ, η, γ come from the model's parameters
-    section, or from the arguments when it lacks them.
+    lambda_l1, max_delta_step or path_smooth); ``loss_chg`` = ``split_gain`` (no ½;
+    LightGBM 4.7 does not subtract ``min_gain_to_split``, the model's γ) and ``gain`` =
+    ½(split_gain − γ); ``split_gain`` itself is also an extra column. λ, η, γ come from the
+    model's parameters section, or from the arguments when it lacks them.
     """
     from ._lightgbm import lightgbm_source
 

@@ -5,7 +5,8 @@ The model text holds, per tree, ``split_feature``, ``threshold`` (``x ≤ t`` go
 ``decision_type`` bits (1: categorical, 2: missing values go left, bits 2–3: missing
 type None/Zero/NaN), ``left_child``/``right_child`` (a negative child ~j is leaf j),
 ``leaf_value`` (× shrinkage), ``leaf_weight`` (H), ``leaf_count``, ``internal_weight``,
-``internal_count``, ``split_gain`` (no ½, minus ``min_gain_to_split``) and the tree's
+``internal_count``, ``split_gain`` (no ½, no ``min_gain_to_split``: XGBoost's loss_chg)
+and the tree's
 ``shrinkage``; the training parameters follow in a ``parameters:`` section. LightGBM
 adds its initial score into every value of the first tree and stamps it shrinkage=1;
 teachgbt takes it out again (the first tree's root value) and shows it as the base score.
@@ -47,8 +48,14 @@ _SPLIT_KEYS = (
 def _sections(text):
     """(header dict, list of tree dicts, parameters dict) of a model text."""
     lines = text.splitlines()
-    if "end of trees" not in (ln.strip() for ln in lines):
-        raise ValueError("the LightGBM model text ends early (no 'end of trees'): truncated?")
+    stripped = [ln.strip() for ln in lines]
+    if "end of trees" not in stripped or (
+        "parameters:" in stripped and "end of parameters" not in stripped
+    ):
+        raise ValueError(
+            "the LightGBM model text ends early (no 'end of trees' or 'end of "
+            "parameters'): a truncated file?"
+        )
     header, trees, params = {}, [], {}
     current = header
     in_params = False
@@ -176,7 +183,7 @@ def _tree(t, k, p, n_features, names, bias):
     value = lr * weight
     value[n_int:] = leaf_value
     split_gain = np.asarray(cols["split_gain"], dtype=np.float64)
-    loss_chg = split_gain + p["gamma"]
+    loss_chg = split_gain  # LightGBM 4.7 does not subtract min_gain_to_split (checked)
     stats = {
         "n": cols["n"],
         "G": G,
@@ -184,7 +191,7 @@ def _tree(t, k, p, n_features, names, bias):
         "weight": weight,
         "value": value,
         "loss_chg": loss_chg,
-        "gain": 0.5 * split_gain,
+        "gain": 0.5 * (split_gain - p["gamma"]),
     }
     extra = {"split_gain": split_gain}
     if "threshold_le" in cols:

@@ -35,8 +35,12 @@ _MULTICLASS = ("multi:softprob", "multi:softmax")
 
 
 def _param(config, name, default):
+    """A float parameter of the config; XGBoost keeps them in float32 and prints 0.3 as
+    "0.300000012", so read back the shortest decimal of that float32."""
     v = config.get(name, default)
-    return float(v) if v is not None else default
+    return (
+        float(np.format_float_positional(np.float32(v), unique=True)) if v is not None else default
+    )
 
 
 def _parse_base_score(text):
