@@ -41,7 +41,7 @@ def read_csv(path):
         raise CSVError(f"{path} has no columns")
     for c in df.columns:
         col = df[c]
-        if col.dtype != object:
+        if pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
             continue
         numbers = pd.to_numeric(col, errors="coerce")
         given = col.notna() & (col.astype(str).str.strip() != "")

@@ -175,8 +175,8 @@ def _auc(y01, score):
 
 
 def cmd_predict(args):
+    df = _read_csv(args.data)  # the data first: its problems are said before any model notes
     model = _load_model(args)
-    df = _read_csv(args.data)
     df = _features(model, df, args.data)
     out = pd.DataFrame({"prediction": model.predict(df)})
     if hasattr(model, "classes_"):
@@ -236,7 +236,8 @@ def _running_margin(model, values):
     if hasattr(model, "classes_"):
         start["p after"] = sigmoid(values["base_margin"])
     table = pd.concat([pd.DataFrame([start]), table], ignore_index=True)
-    return table.round(4).fillna("")
+    table = table.round(4)
+    return table.astype(object).where(table.notna(), "")
 
 
 def _tree_number(model, k):

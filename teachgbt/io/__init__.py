@@ -83,13 +83,16 @@ def open_model(path, reg_lambda=None, learning_rate=None, gamma=None):
         return from_dict(content)
     given = dict(reg_lambda=reg_lambda, learning_rate=learning_rate, gamma=gamma)
     source = f"model file {os.fspath(path)}"
-    if kind == "xgboost":
-        from ._xgboost import read_xgboost
+    try:
+        if kind == "xgboost":
+            from ._xgboost import read_xgboost
 
-        return build(read_xgboost(content, None, source, **given))
-    from ._lightgbm import read_lightgbm
+            return build(read_xgboost(content, None, source, **given))
+        from ._lightgbm import read_lightgbm
 
-    return build(read_lightgbm(content, source, **given))
+        return build(read_lightgbm(content, source, **given))
+    except (KeyError, TypeError, IndexError, AttributeError) as e:
+        raise ValueError(f"{os.fspath(path)}: a corrupted {kind} model ({e!r})") from None
 
 
 def from_xgboost(model, reg_lambda=None, learning_rate=None, gamma=None):

@@ -192,7 +192,12 @@ def read_xgboost(d, config=None, source="model file", classes=None, **given):
     if names is not None and len(names) != n_features:
         raise ValueError(f"{len(names)} feature names for {n_features} features")
     params, notes = _train_params(config, given)
-    trees = [_tree(t, k, params, n_features, names) for k, t in enumerate(model["trees"])]
+    trees = []
+    for k, t in enumerate(model.get("trees", [])):
+        try:
+            trees.append(_tree(t, k, params, n_features, names))
+        except (KeyError, TypeError, AttributeError) as e:
+            raise ValueError(f"tree {k} of the XGBoost model lacks {e}: corrupted?") from None
     if params.get("reg_alpha") or params.get("max_delta_step"):
         notes.append(
             "G is not recoverable: reg_alpha / max_delta_step shaped w*, so −w*·(H+λ) is not G"
