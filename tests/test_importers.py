@@ -356,3 +356,20 @@ def test_write_atomic_follows_the_umask(tmp_path):
     finally:
         os.umask(old)
     assert (tmp_path / "f.txt").stat().st_mode & 0o777 == 0o644
+
+
+def test_models_fitted_on_dataframes_keep_their_names():
+    pd = pytest.importorskip("pandas")
+    X, y = _data(True)
+    df = pd.DataFrame(X, columns=[f"col {j}" for j in range(N_FEATURES)])
+    fitted = [
+        tg.from_xgboost(xgb.XGBClassifier(n_estimators=3, n_jobs=1).fit(df, y)),
+        tg.from_lightgbm(lgb.LGBMClassifier(n_estimators=3, verbose=-1, n_jobs=1).fit(df, y)),
+        tg.from_sklearn(ensemble.HistGradientBoostingClassifier(max_iter=3).fit(df, y)),
+    ]
+    for model in fitted:  # no ImportAssumptionWarning: the self-check ran and agreed
+        # LightGBM itself writes "col 0" as "col_0"
+        expected = [c.replace(" ", "_") for c in df.columns] if model is fitted[1] else df.columns
+        assert list(model.feature_names_in_) == list(expected)
+        X_named = df.set_axis(expected, axis=1)
+        assert model.predict_proba(X_named).shape == (N_ROWS, 2)

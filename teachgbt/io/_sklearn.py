@@ -274,6 +274,10 @@ def sklearn_source(model):
 
     def margin(X):
         X = np.asarray(X, dtype=np.float64)
+        if getattr(model, "feature_names_in_", None) is not None:
+            import pandas as pd
+
+            X = pd.DataFrame(X, columns=model.feature_names_in_)
         return model.decision_function(X) if is_clf else model.predict(X)
 
     margin.missing = kind.startswith("Hist")  # probe GradientBoosting without NaN

@@ -257,7 +257,12 @@ def xgboost_source(model, **given):
 
         best = imp.best_iteration
         rng = (0, best + 1) if best is not None else (0, 0)
-        dm = xgboost.DMatrix(np.asarray(X, dtype=np.float32), missing=math.nan)
+        dm = xgboost.DMatrix(
+            np.asarray(X, dtype=np.float32),
+            missing=math.nan,
+            feature_names=model.feature_names,
+            feature_types=model.feature_types,
+        )
         return model.predict(dm, output_margin=True, iteration_range=rng)
 
     return imp, margin
