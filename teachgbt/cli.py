@@ -261,19 +261,20 @@ _FORMULAS_FOR_ALL = 15  # nodes: a tree this small gets every node's formula
 def cmd_explain(args):
     from . import explain
 
-    model = _load_model(args)
-    origin = model.__dict__.get("_origin")
-    if origin:
-        print(f"model {origin}")
     if args.data is not None:
         if args.tree is not None or args.node is not None:
             raise CommandError("give either --tree [--node] or --data --row, not both")
-        df = _read_csv(args.data)
+        df = _read_csv(args.data)  # the data first: its problems are said before model notes
         if args.row is None or not 0 <= args.row < len(df):
             raise CommandError(
                 f"--row must be from 0 to {len(df) - 1} (the data rows of {args.data})"
             )
+    model = _load_model(args)
+    origin = model.__dict__.get("_origin")
+    if args.data is not None:
         X = _features(model, df, args.data)
+        if origin:
+            print(f"model {origin}")
         print(f"row {args.row} of {args.data} (line {args.row + 2} of the file)")
         ex = explain.prediction(model, X.iloc[[args.row]])
         print(ex)
@@ -286,6 +287,8 @@ def cmd_explain(args):
     tree = model.trees_[k - 1]
     if args.node is not None and not 0 <= args.node < tree.n_nodes:
         raise CommandError(f"--node must be from 0 to {tree.n_nodes - 1} (tree {k}'s nodes)")
+    if origin:
+        print(f"model {origin}")
     with pd.option_context("display.width", 200, "display.max_columns", 30):
         print(f"tree {k} of {len(model.trees_)}: {tree.n_nodes} nodes, {tree.n_leaves} leaves")
         print(tree.to_frame().to_string(index=False))
