@@ -26,7 +26,7 @@ from .engine import gbdt
 from .engine.trace import Trace
 from .estimators import BoostingClassifier, BoostingRegressor
 from .explore import explore
-from .io import load
+from .io import from_lightgbm, from_sklearn, from_xgboost, load
 from .tree import Tree
 
 __version__ = "0.1.0"
@@ -49,6 +49,9 @@ __all__ = [
     "reference",
     "walkthrough",
     "load",
+    "from_xgboost",
+    "from_lightgbm",
+    "from_sklearn",
     "losses",
     "__version__",
 ]

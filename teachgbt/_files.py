@@ -7,6 +7,14 @@ import tempfile
 
 __all__ = ["write_atomic"]
 
+_NEW_FILE_MODE = 0o666  # what open(path, "w") asks for, before the umask
+
+
+def _umask():
+    mask = os.umask(0)  # the only way to read it is to set it; put it straight back
+    os.umask(mask)
+    return mask
+
 
 def write_atomic(path, write, binary=False):
     """Write a file through ``write(fileobj)`` and a temporary file in the same folder, so
@@ -21,6 +29,8 @@ def write_atomic(path, write, binary=False):
         else:
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
                 write(f)
+        # mkstemp makes the file private (0600); give it the permissions a normal write would
+        os.chmod(tmp, _NEW_FILE_MODE & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

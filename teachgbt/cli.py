@@ -16,12 +16,43 @@ class CommandError(Exception):
 
 
 def _read_csv(path):
-    if not os.path.exists(path):
-        raise CommandError(f"{path}: no such file")
-    try:
-        return pd.read_csv(path)
-    except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as e:
-        raise CommandError(f"{path}: not a readable CSV file ({e})") from None
+    from ._csv import read_csv
+
+    return read_csv(path)
+
+
+def _load_model(args):
+    """Any model file (teachgbt, XGBoost .json/.ubj, LightGBM .txt), told apart by content;
+    training parameters a file lacks come from the options, and what was assumed is noted."""
+    import warnings
+
+    from .io import ImportAssumptionWarning, open_model
+
+    given = {k: getattr(args, k, None) for k in ("reg_lambda", "learning_rate", "gamma")}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ImportAssumptionWarning)
+        model = open_model(args.model, **given)
+    for w in caught:
+        if issubclass(w.category, ImportAssumptionWarning):
+            print(f"note: {_as_options(str(w.message))}", file=sys.stderr)
+    if "_origin" not in model.__dict__ and any(v is not None for v in given.values()):
+        print(
+            "note: --reg-lambda/--learning-rate/--gamma are ignored: a teachgbt model file "
+            "stores its parameters",
+            file=sys.stderr,
+        )
+    return model
+
+
+def _as_options(message):
+    """An importer's advice ("Pass reg_lambda=, ...") in command-line words."""
+    said, _, advice = message.partition("Pass ")
+    if not advice:
+        return message
+    for arg, opt in (("reg_lambda=", "--reg-lambda"), ("learning_rate=", "--learning-rate"),
+                     ("gamma=", "--gamma")):  # fmt: skip
+        advice = advice.replace(arg, opt)
+    return said + "Give " + advice.replace(" to set them", "")
 
 
 def _check_output_dir(path):
@@ -96,43 +127,66 @@ def cmd_train(args):
         max_bin=args.max_bin,
     )
     _check_output_dir(args.model)
-    model = Est(**params).fit(X, y)
+    train_rows, held_out = _split_rows(len(X), args.eval_fraction)
+    if kind == "classify" and held_out is not None and y.iloc[train_rows].nunique() < 2:
+        raise CommandError("the training part holds one class only; use a smaller --eval-fraction")
+    model = Est(**params).fit(X.iloc[train_rows], y.iloc[train_rows])
     model.save(args.model)
     kind_word = "classifier" if kind == "classify" else "regressor"
     print(
         f"trained a {kind_word} ({args.algorithm}, {args.tree_method}) with {len(model.trees_)} "
-        f"trees on {len(X)} rows x {X.shape[1]} features; saved to {args.model}"
+        f"trees on {len(train_rows)} rows x {X.shape[1]} features; saved to {args.model}"
     )
+    print(f"training:  {_metrics(model, X.iloc[train_rows], y.iloc[train_rows])}")
+    if held_out is not None:
+        print(f"held out:  {_metrics(model, X.iloc[held_out], y.iloc[held_out])} "
+              f"({len(held_out)} rows kept out of training)")  # fmt: skip
 
 
-def _model_frame(model, df, path):
-    """The model's feature columns of a CSV frame, text columns one-hot encoded as in train."""
-    names = getattr(model, "feature_names_in_", None)
-    if names is not None:
-        # encode the text columns the model was trained on; others (say the target) are unused
-        trained = [c for c in df.columns if any(str(n).startswith(f"{c}_") for n in names)]
-        df, encoded = _encode(df, only=trained)
-        # a category absent from these rows is a one-hot column of zeros
-        dummies = {d for ds in encoded.values() for d in ds}
-        for c in names:
-            if c not in df.columns and any(c.startswith(f"{col}_") for col in encoded):
-                df[c] = 0.0
-                dummies.add(c)
-        missing = [c for c in names if c not in df.columns]
-        if missing:
-            raise CommandError(f"{path} lacks the model's feature columns {missing}")
-        unknown = sorted(dummies - set(names))
-        if unknown:
-            raise CommandError(f"{path} has categories the model never saw in training: {unknown}")
-        df = df[list(names)]
-    return df
+def _split_rows(n, fraction, seed=0):
+    """(training rows, held-out rows or None): a random ``fraction`` held out."""
+    import numpy as np
+
+    if fraction is None:
+        return np.arange(n), None
+    if not 0 < fraction < 1:
+        raise CommandError(f"--eval-fraction must be between 0 and 1; got {fraction}")
+    k = int(round(fraction * n))
+    if k < 1 or k > n - 1:
+        raise CommandError(
+            f"--eval-fraction {fraction} of {n} rows leaves no rows on one side; "
+            "use more rows or another fraction"
+        )
+    order = np.random.default_rng(seed).permutation(n)
+    return np.sort(order[k:]), np.sort(order[:k])
+
+
+def _metrics(model, X, y):
+    """Log loss and AUC for a classifier, RMSE for a regressor: one line."""
+    import numpy as np
+
+    if hasattr(model, "classes_"):
+        y01 = (np.asarray(y) == model.classes_[1]).astype(float)
+        p = np.clip(model.predict_proba(X)[:, 1], 1e-15, 1 - 1e-15)
+        logloss = -np.mean(y01 * np.log(p) + (1 - y01) * np.log(1 - p))
+        return f"log loss {logloss:.4f}, AUC {_auc(y01, p)}"
+    rmse = float(np.sqrt(np.mean((np.asarray(y, dtype=float) - model.predict(X)) ** 2)))
+    return f"RMSE {rmse:.4g}"
+
+
+def _auc(y01, score):
+    """The probability that a random positive scores above a random negative (ties: ½)."""
+    n_pos, n_neg = int(y01.sum()), int(len(y01) - y01.sum())
+    if not n_pos or not n_neg:
+        return "undefined (one class only)"
+    ranks = pd.Series(score).rank().to_numpy()  # average ranks handle ties
+    return f"{(ranks[y01 == 1].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg):.4f}"
 
 
 def cmd_predict(args):
-    from .io import load
-
-    model = load(args.model)
-    df = _model_frame(model, _read_csv(args.data), args.data)
+    df = _read_csv(args.data)  # the data first: its problems are said before any model notes
+    model = _load_model(args)
+    df = _features(model, df, args.data)
     out = pd.DataFrame({"prediction": model.predict(df)})
     classes = getattr(model, "classes_", None)
     if classes is not None and len(classes) > 2:  # one probability and margin per class
@@ -153,23 +207,123 @@ def cmd_predict(args):
         out.to_csv(sys.stdout, index=False)
 
 
-def cmd_draw(args):
-    from .io import load
+def _features(model, df, path):
+    """The model's feature columns of a CSV, its text columns one-hot encoded as in training."""
+    from ._csv import model_features
 
-    model = load(args.model)
+    names = getattr(model, "feature_names_in_", None)
+    if names is not None:
+        # encode the text columns the model was trained on; others (say the target) are unused
+        trained = [c for c in df.columns if any(str(n).startswith(f"{c}_") for n in names)]
+        df, encoded = _encode(df, only=trained)
+        # a category absent from these rows is a one-hot column of zeros
+        dummies = {d for ds in encoded.values() for d in ds}
+        for c in names:
+            if c not in df.columns and any(c.startswith(f"{col}_") for col in encoded):
+                df[c] = 0.0
+                dummies.add(c)
+        missing = [c for c in names if c not in df.columns]
+        if missing:
+            raise CommandError(f"{path} lacks the model's feature columns {missing}")
+        unknown = sorted(dummies - set(names))
+        if unknown:
+            raise CommandError(f"{path} has categories the model never saw in training: {unknown}")
+    X = model_features(model, df, path)
+    text = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
+    if text:
+        raise CommandError(f"{path}: the feature column {text[0]!r} holds text, not numbers")
+    return X
+
+
+def _running_margin(model, values):
+    """One row per tree: the value its leaf adds and the margin (and p) after it."""
+    import numpy as np
+
+    from .losses import sigmoid
+
+    adds = np.asarray(values["leaf_values"], dtype=float)
+    margin = values["base_margin"] + np.cumsum(adds)
+    table = pd.DataFrame({"tree": np.arange(1, len(adds) + 1), "leaf value": adds,
+                          "margin after": margin})  # fmt: skip
+    if hasattr(model, "classes_"):
+        table["p after"] = sigmoid(margin)
+    start = {"tree": "start", "leaf value": np.nan, "margin after": values["base_margin"]}
+    if hasattr(model, "classes_"):
+        start["p after"] = sigmoid(values["base_margin"])
+    table = pd.concat([pd.DataFrame([start]), table], ignore_index=True)
+    table = table.round(4)
+    return table.astype(object).where(table.notna(), "")
+
+
+def _tree_number(model, k):
     n = len(model.trees_)
-    if not 1 <= args.tree <= n:
+    if not 1 <= k <= n:
         raise CommandError(f"--tree must be from 1 to {n} (the model has {n} trees)")
+    return k
+
+
+def cmd_draw(args):
+    model = _load_model(args)
+    k = _tree_number(model, args.tree)
     _check_output_dir(args.output)
-    model.trees_[args.tree - 1].draw().save(args.output)
-    print(f"drew tree {args.tree} to {args.output}")
+    model.trees_[k - 1].draw().save(args.output)
+    print(f"drew tree {k} to {args.output}")
+
+
+_FORMULAS_FOR_ALL = 15  # nodes: a tree this small gets every node's formula
+
+
+def cmd_explain(args):
+    from . import explain
+
+    if args.data is not None:
+        if args.tree is not None or args.node is not None:
+            raise CommandError("give either --tree [--node] or --data --row, not both")
+        df = _read_csv(args.data)  # the data first: its problems are said before model notes
+        if args.row is None or not 0 <= args.row < len(df):
+            raise CommandError(
+                f"--row must be from 0 to {len(df) - 1} (the data rows of {args.data})"
+            )
+    model = _load_model(args)
+    origin = model.__dict__.get("_origin")
+    if args.data is not None:
+        X = _features(model, df, args.data)
+        if origin:
+            print(f"model {origin}")
+        print(f"row {args.row} of {args.data} (line {args.row + 2} of the file)")
+        ex = explain.prediction(model, X.iloc[[args.row]])
+        print(ex)
+        print()
+        print(_running_margin(model, ex.values).to_string(index=False))
+        return
+    if args.tree is None:
+        raise CommandError("give --tree K (a tree's nodes and formulas) or --data CSV --row I")
+    k = _tree_number(model, args.tree)
+    tree = model.trees_[k - 1]
+    if args.node is not None and not 0 <= args.node < tree.n_nodes:
+        raise CommandError(f"--node must be from 0 to {tree.n_nodes - 1} (tree {k}'s nodes)")
+    if origin:
+        print(f"model {origin}")
+    with pd.option_context("display.width", 200, "display.max_columns", 30):
+        print(f"tree {k} of {len(model.trees_)}: {tree.n_nodes} nodes, {tree.n_leaves} leaves")
+        print(tree.to_frame().to_string(index=False))
+    if args.node is not None:
+        nodes = [args.node]
+    elif tree.n_nodes <= _FORMULAS_FOR_ALL:
+        nodes = range(tree.n_nodes)
+    else:
+        nodes = [0]
+        print(f"\n(the root's formula; --node N shows another of the {tree.n_nodes} nodes)")
+    for i in nodes:
+        print()
+        show = explain.leaf if tree.feature[i] < 0 else explain.split
+        print(show(model, k, int(i)))
 
 
 def cmd_explore(args):
     from .explore import explore
-    from .io import load
 
-    model = load(args.model)
+    model = _load_model(args)
     X = y = None
     if args.data:
         df = _read_csv(args.data)
@@ -178,7 +332,7 @@ def cmd_explore(args):
                 raise CommandError(f"{args.data} has no column {args.target!r}")
             y = df[args.target]
             df = df.drop(columns=[args.target])
-        X = _model_frame(model, df, args.data)
+        X = _features(model, df, args.data)
     _check_output_dir(args.output)
     explore(model, X, y, title=os.path.basename(args.model)).save(args.output)
     rows = f" with {len(X)} rows of {args.data}" if X is not None else ""
@@ -211,6 +365,17 @@ def cmd_lessons(args):
     print(f"copied {len(names)} files to {dest}/; open them with: jupyter lab {dest}")
     for n in names:
         print(f"  {n}")
+
+
+_MODEL_HELP = "a teachgbt .json, an XGBoost .json/.ubj or a LightGBM .txt (told apart by content)"
+
+
+def _file_params(parser):
+    """Training parameters another library's model file may lack (XGBoost's never has them)."""
+    g = parser.add_argument_group("for XGBoost and LightGBM model files")
+    g.add_argument("--reg-lambda", type=float, help="λ the model was trained with (default 1)")
+    g.add_argument("--learning-rate", type=float, help="η the model was trained with (0.3)")
+    g.add_argument("--gamma", type=float, help="γ (min_split_loss) it was trained with (0)")
 
 
 def build_parser():
@@ -246,31 +411,49 @@ def build_parser():
     t.add_argument("--gamma", type=float, default=0.0)
     t.add_argument("--min-child-weight", type=float, default=None)
     t.add_argument("--max-bin", type=int, default=256)
+    t.add_argument(
+        "--eval-fraction",
+        type=float,
+        default=None,
+        metavar="F",
+        help="hold out this share of the rows (at random) and report the metrics on it",
+    )
     t.set_defaults(func=cmd_train)
 
     r = sub.add_parser("predict", help="predict a CSV file with a saved model")
-    r.add_argument("model", metavar="MODEL.json")
+    r.add_argument("model", metavar="MODEL", help=_MODEL_HELP)
     r.add_argument("data", metavar="DATA.csv")
     r.add_argument("--output", metavar="OUT.csv", help="default: print to the terminal")
+    _file_params(r)
     r.set_defaults(func=cmd_predict)
 
     d = sub.add_parser("draw", help="draw one tree of a saved model")
-    d.add_argument("model", metavar="MODEL.json")
+    d.add_argument("model", metavar="MODEL", help=_MODEL_HELP)
     d.add_argument(
         "--tree",
         type=int,
         required=True,
-        help="1-based tree number (K classes: K trees a round, class by class)",
+        help="1-based tree number (K >= 3 classes: K trees a round, class by class)",
     )
     d.add_argument("--output", required=True, metavar="FILE.svg|.png|.pdf|.dot")
+    _file_params(d)
     d.set_defaults(func=cmd_draw)
 
-    e = sub.add_parser("explore", help="one HTML page to step through a model's trees")
-    e.add_argument("model", metavar="MODEL.json")
-    e.add_argument("--data", metavar="CSV", help="rows to follow through the trees")
-    e.add_argument("--target", metavar="COL", help="the column of --data holding y")
-    e.add_argument("--output", required=True, metavar="FILE.html")
-    e.set_defaults(func=cmd_explore)
+    e = sub.add_parser("explain", help="a tree's nodes and formulas, or one prediction")
+    e.add_argument("model", metavar="MODEL", help=_MODEL_HELP)
+    e.add_argument("--tree", type=int, help="1-based tree number: its node table and formulas")
+    e.add_argument("--node", type=int, help="only this node's formula (node ids from 0)")
+    e.add_argument("--data", metavar="CSV", help="explain the prediction of one row of this CSV")
+    e.add_argument("--row", type=int, help="the data row, counted from 0 (the header is no row)")
+    _file_params(e)
+    e.set_defaults(func=cmd_explain)
+    x = sub.add_parser("explore", help="one HTML page to step through a model's trees")
+    x.add_argument("model", metavar="MODEL", help=_MODEL_HELP)
+    x.add_argument("--data", metavar="CSV", help="rows to follow through the trees")
+    x.add_argument("--target", metavar="COL", help="the column of --data holding y")
+    x.add_argument("--output", required=True, metavar="FILE.html")
+    _file_params(x)
+    x.set_defaults(func=cmd_explore)
 
     les = sub.add_parser("lessons", help="copy the lesson notebooks into a folder to work on")
     les.add_argument("dir", nargs="?", default="teachgbt-lessons", metavar="DIR")
@@ -293,7 +476,7 @@ def main(argv=None):
     except BrokenPipeError:  # e.g. piped into `head`: stop quietly
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115
         return 0
-    except (CommandError, ValueError, TypeError, KeyError, OSError) as e:
+    except (CommandError, ValueError, TypeError, KeyError, OSError, Warning) as e:
         msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
         print(f"teachgbt {args.command}: error: {msg}", file=sys.stderr)
         return 2

@@ -394,9 +394,10 @@ class _Boosting(_Base):
         """Every intermediate of the fit, as DataFrames (``tg.Trace``)."""
         V.check_is_fitted(self)
         if "_trace" not in self.__dict__:
+            origin = self.__dict__.get("_origin", "made from trees (tg.load, from_trees)")
             raise AttributeError(
-                f"this {type(self).__name__} was made from trees (tg.load, from_trees), not "
-                "fitted here: it has no trace_, which needs the training data. Fit it to get one"
+                f"this {type(self).__name__} was {origin}, not fitted here: it has no trace_, "
+                "which needs the training data; its trees_ keep every node's statistics"
             )
         return self._trace
 

@@ -12,11 +12,10 @@ w* = −(−1.333) / (0.889 + 1).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from . import formulas
+from ._explanation import Explanation, Line, _line, _n, _r, _tex_text  # noqa: F401
 from ._format import format_number, format_rule, split_rule
 from ._validation import check_instance, check_is_fitted
 from .losses import sigmoid
@@ -30,85 +29,6 @@ __all__ = [
     "split_gain_steps",
     "structure_score_steps",
 ]
-
-
-# ------------------------------------------------------------------ rendering
-@dataclass
-class Line:
-    """One row of a derivation: ``lhs = rhs`` (lhs empty on continuation rows)."""
-
-    lhs: str
-    rhs: str
-    lhs_tex: str
-    rhs_tex: str
-
-
-@dataclass
-class Explanation:
-    """A worked formula: ``str()`` for a terminal, ``_repr_latex_`` for Jupyter.
-
-    ``value`` is the result; ``values`` every named intermediate (G, H, λ, ...).
-    """
-
-    title: str
-    lines: list
-    value: float
-    notes: list = field(default_factory=list)
-    values: dict = field(default_factory=dict)
-    intro: list = field(default_factory=list)
-
-    def __str__(self):
-        width = max((len(ln.lhs) for ln in self.lines), default=0)
-        out = [self.title]
-        out.extend(f"  {n}" for n in self.intro)
-        for ln in self.lines:
-            out.append(f"  {ln.lhs.rjust(width)} = {ln.rhs}")
-        out.extend(f"  {n}" for n in self.notes)
-        return "\n".join(out)
-
-    def __repr__(self):
-        return str(self)
-
-    def _repr_latex_(self):
-        rows = [rf"&\text{{{_tex_text(self.title)}}}"]
-        rows.extend(rf"&\text{{{_tex_text(n)}}}" for n in self.intro)
-        for ln in self.lines:
-            rows.append(f"{ln.lhs_tex} &= {ln.rhs_tex}")
-        rows.extend(rf"&\text{{{_tex_text(n)}}}" for n in self.notes)
-        return "$$\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}$$"
-
-
-_TEX_TEXT = {
-    "\\": r"\textbackslash{}",
-    "_": r"\_",
-    "%": r"\%",
-    "&": r"\&",
-    "#": r"\#",
-    "$": r"\$",
-    "{": r"\{",
-    "}": r"\}",
-    "^": r"\^{}",
-    "~": r"\~{}",
-}
-
-
-def _tex_text(s):
-    return "".join(_TEX_TEXT.get(c, c) for c in str(s))
-
-
-def _n(x, p):
-    """A number as substituted into a formula: negative ones in brackets."""
-    s = format_number(x, p)
-    return f"({s})" if s.startswith("-") else s
-
-
-def _r(x, p):
-    """A result: no brackets."""
-    return format_number(x, p)
-
-
-def _line(lhs, rhs, lhs_tex, rhs_tex):
-    return Line(lhs, rhs, lhs_tex, rhs_tex)
 
 
 # ------------------------------------------------------------------ pure formulas
@@ -303,7 +223,10 @@ def leaf(model, t, node, precision=3):
     kind = "leaf" if tree.feature[node] < 0 else "node (a split; as a leaf it would weigh)"
     gbdt = _is_gbdt(model)
     rows = int(tree.n[node])
-    title = f"Tree {t}, {kind} {node}: n = {rows} row{'s' * (rows != 1)}"
+    count = f"n = {rows} row{'s' * (rows != 1)}" if rows >= 0 else "n unknown (not stored)"
+    title = f"Tree {t}, {kind} {node}: {count}"
+    if np.isnan(tree.G[node]):
+        return _stored_leaf(model, tree, node, title, p)
     ex = leaf_weight_steps(
         tree.G[node],
         tree.H[node],
@@ -345,6 +268,30 @@ def leaf(model, t, node, precision=3):
     return ex
 
 
+def _unknown_why(model):
+    notes = [n for n in getattr(model, "import_notes_", []) if "G" in n or "H" in n]
+    origin = model.__dict__.get("_origin", "made from trees")
+    return notes[0] if notes else f"this model was {origin} without G"
+
+
+def _stored_leaf(model, tree, node, title, p):
+    """w* from the stored value when G is not known (an imported model): w* = value / η."""
+    w, eta, value = float(tree.weight[node]), tree.learning_rate, float(tree.value[node])
+    lines = [
+        _line(
+            "w*",
+            f"value / η = {_n(value, p)} / {_r(eta, 6)} = {_r(w, p)}",
+            "w^*",
+            rf"\text{{value}} / \eta = {_n(value, p)} / {_r(eta, 6)} = {_r(w, p)}",
+        )
+    ]
+    notes = [f"G is not known here, so w* = −G/(H+λ) cannot be filled in: {_unknown_why(model)}"]
+    if not np.isnan(tree.H[node]):
+        notes.append(f"H = {_r(tree.H[node], p)}")
+    values = {"weight": w, "value": value, "learning_rate": eta}
+    return Explanation(title, lines, w, notes, values)
+
+
 def _split_sums(model, t, node, tree):
     """G_L, H_L, G_R, H_R as the split finder saw them (the chosen row of ``splits``)."""
     trace = getattr(model, "trace_", None)
@@ -354,7 +301,7 @@ def _split_sums(model, t, node, tree):
         if len(chosen):
             c = chosen.iloc[0]
             return float(c["G_L"]), float(c["H_L"]), float(c["G_R"]), float(c["H_R"])
-    if _is_gbdt(model):
+    if _is_gbdt(model) and "_origin" not in model.__dict__:  # imported: G = −Σ residual
         raise ValueError(
             "this model has no training trace (trace_), so the residual sums its "
             "split was chosen by are not known"
@@ -377,6 +324,15 @@ def split(model, t, node, precision=3):
     rule = split_rule(tree, node)
     miss = "left" if tree.default_left[node] else "right"
     title = f"Tree {t}, node {node}: split {rule} (missing values go {miss})"
+    if np.isnan([G_L, H_L, G_R, H_R]).any():  # imported: only the library's loss_chg is known
+        lc, gain, g, p = float(tree.loss_chg[node]), float(tree.gain[node]), prm.gamma, precision
+        rhs = f"½(loss_chg − gamma) = ½({_n(lc, p)} − {_r(g, p)}) = {_r(gain, p)}"
+        lines = [_line("Gain", rhs, r"\text{Gain}", rhs)]
+        notes = [
+            f"G_L, H_L, G_R, H_R are not known here: {_unknown_why(model)}",
+            "loss_chg is the number the library stored for this split",
+        ]
+        return Explanation(title, lines, gain, notes, {"gain": gain, "loss_chg": lc})
     # the γ convention: seed 000's γ is half the model's gamma, XGBoost's min_split_loss
     ex = split_gain_steps(G_L, H_L, G_R, H_R, lam, prm.gamma / 2, precision, title)
     ex.notes.insert(

@@ -55,6 +55,10 @@ def as_float32_matrix(X, n_features=None, what="X"):
     return np.ascontiguousarray(X)
 
 
+def _nullable_counts(n):
+    return pd.array([int(v) if v >= 0 else None for v in n], dtype="Int64")
+
+
 class Tree:
     """One regression tree: flat node arrays plus the statistics it was grown from."""
 
@@ -171,7 +175,8 @@ class Tree:
                 "feature": [self.feature_name(j) for j in self.feature],
                 "threshold": np.where(leaf, np.nan, self.threshold),
                 "default_left": self.default_left,
-                "n": self.n,
+                # -1: a count the tree's library does not store (XGBoost), shown as <NA>
+                "n": self.n if (self.n >= 0).all() else _nullable_counts(self.n),
                 "G": self.G,
                 "H": self.H,
                 "weight": self.weight,

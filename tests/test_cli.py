@@ -53,7 +53,7 @@ def test_train_predict_draw_roundtrip(csv, tmp_path, capsys):
             ["train", "{csv}", "--target", "label", "--model", "m.json", "--max-depth", "-2"],
             "max_depth must be",
         ),
-        (["predict", "{csv}", "{csv}"], "not valid JSON"),
+        (["predict", "{csv}", "{csv}"], "not a model file teachgbt reads"),
     ],
 )
 def test_errors_are_one_line(csv, tmp_path, capsys, monkeypatch, argv, message):

@@ -115,11 +115,12 @@ def node_label(tree, i, opts):
             lines.append(f"score = {format_number(tree.value[i], p)}")
         return NodeLabel(i, leaf, title, lines)
     sums = []
-    if "n" in want:
+    # an imported tree may lack some statistics (XGBoost stores no row counts): skip them
+    if "n" in want and tree.n[i] >= 0:
         sums.append(f"n = {int(tree.n[i])}")
-    if "G" in want:
+    if "G" in want and not np.isnan(tree.G[i]):
         sums.append(f"G = {format_number(tree.G[i], p)}")
-    if "H" in want:
+    if "H" in want and not np.isnan(tree.H[i]):
         sums.append(f"H = {format_number(tree.H[i], p)}")
     if len(sums) == 3:  # "n = 6" is short: keep it on the title's line of a leaf
         if leaf:
@@ -173,7 +174,7 @@ def legend_lines(tree, opts):
     out = []
     if want & {"n", "G", "H"}:
         parts = []
-        if "n" in want:
+        if "n" in want and (tree.n >= 0).any():
             parts.append("n rows")
         if "G" in want:
             parts.append("G = −Σ residual" if gbdt else "G = Σg")

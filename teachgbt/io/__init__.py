@@ -1,0 +1,176 @@
+"""Reading and writing models: teachgbt's versioned JSON, and models of other libraries.
+
+* ``load(path)`` reads a model written by ``model.save(path)``; ``open_model(path)`` reads
+  any model file teachgbt knows, told apart by content (teachgbt JSON, XGBoost JSON or
+  UBJSON, LightGBM text).
+* ``from_xgboost``, ``from_lightgbm``, ``from_sklearn`` turn another library's fitted
+  model into a fitted teachgbt model: the same predictions, and trees whose nodes carry
+  the G, H, w* and gain the tutorials compute, recovered from what the library stores.
+
+Every model is built through the public constructor ``BoostingClassifier.from_trees`` /
+``BoostingRegressor.from_trees``. The teachgbt file format itself (name, version,
+model → dict) lives in ``teachgbt._modelfile``, which ``model.save`` uses.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from .._modelfile import FORMAT, VERSION, check_header, save, to_dict
+from ..estimators import BoostingClassifier, BoostingRegressor
+from ..tree import Tree
+from ._common import ImportAssumptionWarning, build, self_check
+
+__all__ = [
+    "save",
+    "load",
+    "open_model",
+    "to_dict",
+    "from_dict",
+    "from_xgboost",
+    "from_lightgbm",
+    "from_sklearn",
+    "ImportAssumptionWarning",
+    "FORMAT",
+    "VERSION",
+]
+
+_ESTIMATORS = {cls.__name__: cls for cls in (BoostingClassifier, BoostingRegressor)}
+
+
+def from_dict(d):
+    """The model a dict from ``to_dict`` describes (a model file's content)."""
+    check_header(d)
+    if d.get("estimator") not in _ESTIMATORS:
+        raise ValueError(f"unknown estimator {d.get('estimator')!r} in model file")
+    try:
+        params = dict(d["params"])
+        # the parameter as it was given (None: estimated from y); the fitted value is below
+        base_score_param = params.pop("base_score", None)
+        model = _ESTIMATORS[d["estimator"]].from_trees(
+            [Tree.from_dict(t) for t in d["trees"]],
+            base_score=d["base_score"],
+            feature_names=d.get("feature_names_in"),
+            classes=d.get("classes"),
+            n_features=d["n_features_in"],
+            best_iteration=d.get("best_iteration"),
+            **params,
+        )
+    except (KeyError, TypeError, IndexError, AttributeError) as e:
+        raise ValueError(f"the teachgbt model file is incomplete or corrupted ({e!r})") from None
+    return model.set_params(base_score=base_score_param)
+
+
+def load(path):
+    """Read a model written by ``model.save(path)``."""
+    with open(path, encoding="utf-8") as f:
+        try:
+            d = json.load(f)
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise ValueError(f"{path} is not valid JSON: {e}") from None
+    return from_dict(d)
+
+
+def open_model(path, reg_lambda=None, learning_rate=None, gamma=None):
+    """Any model file teachgbt reads, told apart by its content: a teachgbt JSON, an
+    XGBoost ``.json``/``.ubj`` or a LightGBM ``.txt``. ``reg_lambda``, ``learning_rate``
+    and ``gamma`` fill in training parameters the file does not store (XGBoost files)."""
+    from ._sniff import read_model_file
+
+    kind, content = read_model_file(path)
+    if kind == "teachgbt":
+        return from_dict(content)
+    given = dict(reg_lambda=reg_lambda, learning_rate=learning_rate, gamma=gamma)
+    source = f"model file {os.fspath(path)}"
+    try:
+        if kind == "xgboost":
+            from ._xgboost import read_xgboost
+
+            return build(read_xgboost(content, None, source, **given))
+        from ._lightgbm import read_lightgbm
+
+        return build(read_lightgbm(content, source, **given))
+    except (KeyError, TypeError, IndexError, AttributeError) as e:
+        raise ValueError(f"{os.fspath(path)}: a corrupted {kind} model ({e!r})") from None
+
+
+def from_xgboost(model, reg_lambda=None, learning_rate=None, gamma=None):
+    """An XGBoost model as a fitted teachgbt model.
+
+    ``model``: an ``xgboost.Booster``, an ``XGBClassifier``/``XGBRegressor``, or the path
+    of a ``.json``/``.ubj`` model file (reading a file does not need XGBoost). Objectives
+    ``binary:logistic`` and ``reg:squarederror``.
+
+    Each tree keeps XGBoost's node ids (pruned nodes dropped) and statistics: ``value``
+    (the leaf value, already × η), ``H`` (``sum_hessian``), ``loss_chg``
+    (``loss_changes``), and the recovered ``weight`` (w* = value/η; ``base_weights`` on
+    splits), ``G`` = −w*·(H+λ) and ``gain`` = ½(loss_chg − γ). ``n`` is unknown (-1):
+    XGBoost stores no row counts.
+
+    λ, η and γ are training parameters, which a model file does not hold: from a Booster
+    or estimator they are read from its configuration; for a file pass ``reg_lambda``,
+    ``learning_rate``, ``gamma`` (else XGBoost's defaults 1, 0.3, 0 are assumed, with an
+    ``ImportAssumptionWarning``). Only ``weight``, ``G`` and ``gain`` depend on them;
+    ``value``, ``H``, ``loss_chg`` and every prediction do not. ``G`` is NaN where it
+    cannot be recovered: with ``reg_alpha`` or ``max_delta_step``, and where w* was set
+    to 0 because H < ``min_child_weight``. ``model.import_notes_`` lists what was assumed.
+    """
+    from ._xgboost import xgboost_source
+
+    given = dict(reg_lambda=reg_lambda, learning_rate=learning_rate, gamma=gamma)
+    imp, margin = xgboost_source(model, **given)
+    out = build(imp)
+    self_check(out, margin, "XGBoost")
+    return out
+
+
+def from_lightgbm(model, reg_lambda=None, learning_rate=None, gamma=None):
+    """A LightGBM model as a fitted teachgbt model.
+
+    ``model``: a ``lightgbm.Booster``, an ``LGBMClassifier``/``LGBMRegressor``, or the
+    path of a model ``.txt`` (reading a file does not need LightGBM). Objectives
+    ``binary`` and ``regression`` (L2).
+
+    LightGBM's rule ``x ≤ t`` becomes ``x < t'``, t' the next float32 above t's float32
+    floor (the same routing for every float32 input; the original threshold is kept in
+    the extra column ``threshold_le``). Missing values follow LightGBM's missing type
+    (NaN read as 0 unless the type is NaN). The initial score, which LightGBM adds into
+    the first tree, is taken out again and shown as the base score (its root's internal
+    value, written with about 6 digits). ``value`` is the leaf value, ``H`` the
+    ``leaf_weight``/``internal_weight``, ``n`` the counts; ``weight`` = value/η,
+    ``G`` = −w*·(H+λ) on leaves and the sum of its leaves' G on splits (NaN with
+    lambda_l1, max_delta_step or path_smooth); ``loss_chg`` = ``split_gain`` (no ½;
+    LightGBM 4.7 does not subtract ``min_gain_to_split``, the model's γ) and ``gain`` =
+    ½(split_gain − γ); ``split_gain`` itself is also an extra column. λ, η, γ come from the
+    model's parameters section, or from the arguments when it lacks them.
+    """
+    from ._lightgbm import lightgbm_source
+
+    given = dict(reg_lambda=reg_lambda, learning_rate=learning_rate, gamma=gamma)
+    imp, margin = lightgbm_source(model, **given)
+    out = build(imp)
+    self_check(out, margin, "LightGBM")
+    return out
+
+
+def from_sklearn(model):
+    """A scikit-learn ``GradientBoostingClassifier``/``Regressor`` or
+    ``HistGradientBoostingClassifier``/``Regressor`` (binary or squared error) as a
+    fitted teachgbt model.
+
+    GradientBoosting trees become ``algorithm="gbdt"`` trees: ``weight`` is the leaf's
+    Newton step (not × the learning rate), ``value`` = η·weight, thresholds ``x ≤ t``
+    become ``x < t'`` (``threshold_le`` keeps t), ``n`` the row counts and ``loss_chg``
+    the drop in the residuals' squared error. For the regressor G = −Σ residual and H =
+    Σ weights on every node; the classifier stores neither on leaves (NaN).
+    HistGradientBoosting trees: ``value`` is the leaf value (× η), ``loss_chg`` its
+    ``gain``; H is known only for the regressor (= n, unit weights assumed). Categorical
+    features are refused.
+    """
+    from ._sklearn import sklearn_source
+
+    imp, margin = sklearn_source(model)
+    out = build(imp)
+    self_check(out, margin, "scikit-learn")
+    return out

@@ -1,0 +1,357 @@
+"""LightGBM models as teachgbt trees: a Booster, an LGBMClassifier/LGBMRegressor, or a
+model ``.txt`` (read without LightGBM).
+
+The model text holds, per tree, ``split_feature``, ``threshold`` (``x ≤ t`` goes left),
+``decision_type`` bits (1: categorical, 2: missing values go left, bits 2–3: missing
+type None/Zero/NaN), ``left_child``/``right_child`` (a negative child ~j is leaf j),
+``leaf_value`` (× shrinkage), ``leaf_weight`` (H), ``leaf_count``, ``internal_weight``,
+``internal_count``, ``split_gain`` (no ½, no ``min_gain_to_split``: XGBoost's loss_chg)
+and the tree's
+``shrinkage``; the training parameters follow in a ``parameters:`` section. LightGBM
+adds its initial score into every value of the first tree and stamps it shrinkage=1;
+teachgbt takes it out again (the first tree's root value) and shows it as the base score.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import numpy as np
+
+from ..losses import sigmoid
+from ._common import ImportAssumptionWarning, Imported, le_to_lt, make_tree, refuse_multiclass
+
+__all__ = ["read_lightgbm", "lightgbm_source"]
+
+_LGB_DEFAULTS = {"learning_rate": 0.1, "reg_lambda": 0.0, "gamma": 0.0}
+_PARAM_NAMES = {
+    "learning_rate": "learning_rate",
+    "reg_lambda": "lambda_l2",
+    "gamma": "min_gain_to_split",
+}
+_MISSING_NONE, _MISSING_ZERO, _MISSING_NAN = 0, 1, 2
+_SPLIT_KEYS = (
+    "split_feature",
+    "split_gain",
+    "threshold",
+    "decision_type",
+    "left_child",
+    "right_child",
+    "leaf_weight",
+    "leaf_count",
+    "internal_weight",
+    "internal_count",
+)
+
+
+def _sections(text):
+    """(header dict, list of tree dicts, parameters dict) of a model text."""
+    lines = text.splitlines()
+    stripped = [ln.strip() for ln in lines]
+    if "end of trees" not in stripped or (
+        "parameters:" in stripped and "end of parameters" not in stripped
+    ):
+        raise ValueError(
+            "the LightGBM model text ends early (no 'end of trees' or 'end of "
+            "parameters'): a truncated file?"
+        )
+    header, trees, params = {}, [], {}
+    current = header
+    in_params = False
+    for raw in lines:
+        ln = raw.strip()
+        if ln == "end of trees":
+            current = None
+        elif ln == "parameters:":
+            in_params = True
+        elif ln == "end of parameters":
+            in_params = False
+        elif in_params and ln.startswith("[") and ln.endswith("]") and ":" in ln:
+            k, _, v = ln[1:-1].partition(":")
+            params[k.strip()] = v.strip()
+        elif ln.startswith("Tree="):
+            current = {}
+            trees.append(current)
+        elif current is not None and "=" in ln:
+            k, _, v = ln.partition("=")
+            current[k] = v
+    return header, trees, params
+
+
+def _numbers(tree, key, k, dtype=np.float64, n=None):
+    try:
+        out = np.array(tree[key].split(), dtype=dtype)
+    except KeyError:
+        raise ValueError(f"tree {k} of the LightGBM model lacks {key!r}: corrupted?") from None
+    except ValueError:
+        raise ValueError(f"tree {k}: {key!r} holds something that is not a number") from None
+    if n is not None and len(out) != n:
+        raise ValueError(f"tree {k}: {key!r} has {len(out)} entries, expected {n}")
+    return out
+
+
+def _tree(t, k, p, n_features, names, bias):
+    """One LightGBM tree; ``bias``: the initial score folded into it (0 for later trees)."""
+    L = int(_numbers(t, "num_leaves", k, np.int64)[0])
+    if L < 1:
+        raise ValueError(f"tree {k}: num_leaves={L}")
+    if int(t.get("is_linear", "0") or 0):
+        raise ValueError(f"tree {k} is a linear tree (linear_tree=true): not supported")
+    leaf_value = _numbers(t, "leaf_value", k, n=L) - bias
+    lr, lam = p["learning_rate"], p["reg_lambda"]
+    n_int = L - 1
+    if L == 1:
+        leaf_weight = (
+            _numbers(t, "leaf_weight", k, n=1) if "leaf_weight" in t else np.full(1, np.nan)
+        )
+        leaf_count = (
+            _numbers(t, "leaf_count", k, np.int64, 1) if "leaf_count" in t else np.full(1, -1)
+        )
+        cols = dict(
+            left=[-1],
+            right=[-1],
+            feature=[-1],
+            threshold=[np.nan],
+            default_left=[True],
+            split_gain=[np.nan],
+            H=leaf_weight,
+            n=leaf_count,
+        )
+    else:
+        c = {
+            key: _numbers(t, key, k, n=L if key.startswith("leaf") else n_int)
+            for key in _SPLIT_KEYS
+        }
+        dt = c["decision_type"].astype(np.int64)
+        feature = c["split_feature"].astype(np.int64)
+        if (dt & 1).any():
+            j = int(feature[np.flatnonzero(dt & 1)[0]])
+            name = names[j] if names and 0 <= j < len(names) else f"Column_{j}"
+            raise ValueError(
+                f"tree {k} has a categorical split on feature {name!r}; teachgbt's trees split "
+                "numbers. One-hot encode it and retrain, or import a model without categorical "
+                "splits"
+            )
+        t_le = c["threshold"]
+        missing = (dt >> 2) & 3
+        default_left = (dt & 2).astype(bool)
+        zero_left = 0.0 <= t_le  # where 0 goes by the threshold
+        clash = (missing == _MISSING_ZERO) & (default_left != zero_left)
+        if clash.any():
+            i = int(np.flatnonzero(clash)[0])
+            raise ValueError(
+                f"tree {k}, split {i}: zero_as_missing sends 0 "
+                f"{'left' if default_left[i] else 'right'} although 0 ≤ {t_le[i]:g} is "
+                f"{bool(zero_left[i])}; a rule x < t cannot say that. teachgbt imports models "
+                "trained with zero_as_missing=false"
+            )
+        # NaN: its own direction for missing type NaN, else read as 0 (LightGBM's NumericalDecision)
+        nan_left = np.where(missing == _MISSING_NAN, default_left, zero_left)
+
+        def child(v):  # a negative child ~j is leaf j, numbered after the n_int splits
+            v = v.astype(np.int64)
+            return np.where(v < 0, n_int + (~v), v)
+
+        leaves = np.full(L, -1)
+        cols = dict(
+            left=np.concatenate([child(c["left_child"]), leaves]),
+            right=np.concatenate([child(c["right_child"]), leaves]),
+            feature=np.concatenate([feature, leaves]),
+            threshold=np.concatenate([le_to_lt(t_le, "float64"), np.full(L, np.nan)]),
+            threshold_le=np.concatenate([t_le, np.full(L, np.nan)]),
+            default_left=np.concatenate([nan_left, np.ones(L, bool)]),
+            split_gain=np.concatenate([c["split_gain"], np.full(L, np.nan)]),
+            H=np.concatenate([c["internal_weight"], c["leaf_weight"]]),
+            n=np.concatenate([c["internal_count"], c["leaf_count"]]).astype(np.int64),
+        )
+    left, right = np.asarray(cols["left"]), np.asarray(cols["right"])
+    n_nodes = len(left)
+    H = np.asarray(cols["H"], dtype=np.float64)
+    weight = np.full(n_nodes, np.nan)
+    weight[n_int:] = leaf_value / lr
+    G = -weight * (H + lam)  # leaves: w* = −G/(H+λ) solved for G
+    if not p["G_recoverable"]:
+        G[:] = np.nan
+    # a split's G is the sum of its leaves' G; children have larger ids than LightGBM parents
+    # is not guaranteed, so walk from the leaves up
+    order = _bfs(left, right)
+    for i in order[::-1]:
+        if left[i] >= 0:
+            G[i] = G[left[i]] + G[right[i]]
+            weight[i] = -G[i] / (H[i] + lam)
+    value = lr * weight
+    value[n_int:] = leaf_value
+    split_gain = np.asarray(cols["split_gain"], dtype=np.float64)
+    loss_chg = split_gain  # LightGBM 4.7 does not subtract min_gain_to_split (checked)
+    stats = {
+        "n": cols["n"],
+        "G": G,
+        "H": H,
+        "weight": weight,
+        "value": value,
+        "loss_chg": loss_chg,
+        "gain": 0.5 * (split_gain - p["gamma"]),
+    }
+    extra = {"split_gain": split_gain}
+    if "threshold_le" in cols:
+        extra["threshold_le"] = cols["threshold_le"]
+    rank = np.empty(n_nodes, dtype=np.int64)
+    rank[order] = np.arange(n_nodes)
+    return make_tree(
+        left,
+        right,
+        cols["feature"],
+        cols["threshold"],
+        cols["default_left"],
+        stats,
+        n_features,
+        names,
+        lr,
+        extra,
+        order=rank,
+    )
+
+
+def _bfs(left, right):
+    out, queue = [], [0]
+    while queue:
+        i = queue.pop(0)
+        out.append(i)
+        if left[i] >= 0:
+            queue.extend((int(left[i]), int(right[i])))
+    return np.asarray(out, dtype=np.int64)
+
+
+def _float(params, key, default):
+    try:
+        return float(params.get(key, default))
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"the LightGBM parameter {key}={params.get(key)!r} is not a number"
+        ) from None
+
+
+def read_lightgbm(text, source="model file", classes=None, **given):
+    """``Imported`` from a LightGBM model text."""
+    header, trees, lp = _sections(text)
+    if header.get("version") is None or "objective" not in header:
+        raise ValueError("not a complete LightGBM model: its header lacks version or objective")
+    objective = header["objective"].split()
+    name = objective[0] if objective else ""
+    if name in ("multiclass", "multiclassova", "softmax"):
+        k = [int(o.split(":")[1]) for o in objective if o.startswith("num_class:")]
+        refuse_multiclass("LightGBM", k[0] if k else int(header.get("num_class", 3)))
+    if name == "binary" and "sigmoid:1" not in objective:
+        raise ValueError(
+            f"this LightGBM model's objective is {header['objective']!r}; "
+            "teachgbt imports binary with sigmoid:1"
+        )
+    if name not in ("binary", "regression") or (name == "regression" and len(objective) > 1):
+        raise ValueError(
+            f"this LightGBM model's objective is {header['objective']!r}; teachgbt "
+            "imports 'binary' and 'regression' (L2) (multiclass later)"
+        )
+    if "average_output" in header or lp.get("boosting", "gbdt") in ("rf", "random_forest", "dart"):
+        raise ValueError(
+            f"this LightGBM model uses boosting={lp.get('boosting', 'rf')!r}; "
+            "teachgbt imports gbdt (and goss) models"
+        )
+    if int(header.get("num_tree_per_iteration", 1)) != 1:
+        refuse_multiclass("LightGBM", int(header["num_tree_per_iteration"]))
+    n_features = int(header.get("max_feature_idx", -1)) + 1
+    names = header.get("feature_names", "").split() or None
+    if names is not None and len(names) != n_features:
+        raise ValueError(f"{len(names)} feature names for {n_features} features")
+    notes = []
+    missing = {
+        k: v for k, v in _LGB_DEFAULTS.items() if given.get(k) is None and _PARAM_NAMES[k] not in lp
+    }
+    p = {
+        k: float(given[k]) if given.get(k) is not None else _float(lp, _PARAM_NAMES[k], v)
+        for k, v in _LGB_DEFAULTS.items()
+    }
+    if missing:
+        said = ", ".join(f"{k}={v:g}" for k, v in missing.items())
+        notes.append(f"assumed {said} (the model text has no parameters section)")
+        warnings.warn(
+            f"this LightGBM model text has no parameters; assumed {said}. weight, G "
+            "and gain depend on them. Pass learning_rate=, reg_lambda=, gamma=",
+            ImportAssumptionWarning,
+            stacklevel=3,
+        )
+    l1, mds = _float(lp, "lambda_l1", 0), _float(lp, "max_delta_step", 0)
+    smooth = _float(lp, "path_smooth", 0)
+    p["G_recoverable"] = not (l1 or mds > 0 or smooth)
+    if not p["G_recoverable"]:
+        notes.append("G is not recoverable: lambda_l1, max_delta_step or path_smooth shaped w*")
+    is_clf = name == "binary"
+    bias = 0.0
+    if (
+        trees
+        and float(trees[0].get("shrinkage", 1)) == 1.0
+        and (p["learning_rate"] != 1.0 or _float(lp, "boost_from_average", 1))
+    ):
+        first = trees[0]
+        key = "internal_value" if int(first.get("num_leaves", 1)) > 1 else "leaf_value"
+        bias = float(_numbers(first, key, 0)[0])
+    out = [_tree(t, k, p, n_features, names, bias if k == 0 else 0.0) for k, t in enumerate(trees)]
+    max_depth = int(_float(lp, "max_depth", -1))
+    params = {
+        "objective": "binary:logistic" if is_clf else "reg:squarederror",
+        "tree_method": "hist",
+        "learning_rate": p["learning_rate"],
+        "reg_lambda": p["reg_lambda"],
+        "gamma": p["gamma"],
+        "reg_alpha": l1,
+        "max_delta_step": max(mds, 0.0),
+        "min_child_weight": _float(lp, "min_sum_hessian_in_leaf", 1e-3),
+        "max_depth": max(max_depth, 0),
+        "max_leaves": int(_float(lp, "num_leaves", 31)),
+        "pruning": "pre",
+    }
+    return Imported(
+        library="LightGBM",
+        source=source,
+        is_classifier=is_clf,
+        trees=out,
+        base_score=float(sigmoid(bias)) if is_clf else bias,
+        n_features=n_features,
+        params=params,
+        feature_names=names,
+        classes=classes if is_clf else None,
+        tree_class=[0] * len(out),
+        notes=notes,
+    )
+
+
+def lightgbm_source(model, **given):
+    """``Imported`` and LightGBM's own margin function (None for a file)."""
+    if isinstance(model, (str, os.PathLike)):
+        from ._sniff import read_model_file
+
+        kind, text = read_model_file(model)
+        if kind != "lightgbm":
+            raise ValueError(f"{os.fspath(model)} is a {kind} model, not a LightGBM model")
+        return read_lightgbm(text, f"model file {os.fspath(model)}", **given), None
+    classes = None
+    if hasattr(model, "booster_"):  # LGBMClassifier / LGBMRegressor
+        if len(getattr(model, "classes_", [0, 1])) > 2:
+            refuse_multiclass("LightGBM", len(model.classes_))
+        if getattr(model, "classes_", None) is not None:
+            classes = np.asarray(model.classes_).tolist()
+        source = type(model).__name__
+        model = model.booster_
+    elif type(model).__module__.startswith("lightgbm") and type(model).__name__ == "Booster":
+        source = "lightgbm.Booster"
+    else:
+        raise TypeError(
+            "from_lightgbm takes a lightgbm.Booster, an LGBMClassifier/LGBMRegressor or the "
+            f"path of a model .txt; got {type(model).__name__}"
+        )
+    imp = read_lightgbm(model.model_to_string(), source, classes=classes, **given)
+
+    def margin(X):
+        return model.predict(np.asarray(X, dtype=np.float64), raw_score=True)
+
+    return imp, margin

@@ -1,0 +1,284 @@
+"""scikit-learn's gradient boosting as teachgbt trees.
+
+* ``GradientBoostingClassifier``/``Regressor`` (Friedman's GBDT, seed 004): each round is a
+  squared-error regression tree on the residuals, ``estimators_[m, 0].tree_``, whose rule
+  is ``x ≤ t`` (X compared in float32). Leaf values are the Newton step, *not* × the
+  learning rate; the raw prediction is link(init) + η·Σ tree outputs. Internal nodes hold
+  the mean residual, so G = −Σ residual = −mean·n_w there; the regressor's leaves too
+  (its Newton step is the mean residual, and H = Σ weights). The classifier's leaves keep
+  only the step Σ residual / Σ p(1−p): their G and H are not stored (NaN).
+* ``HistGradientBoostingClassifier``/``Regressor``: the private ``_predictors[m][0].nodes``
+  (``x ≤ num_threshold``, NaN by ``missing_go_to_left``); leaf values × η, split values
+  not (the root's is 0); ``gain`` is loss_chg (no ½). Hessian sums are not stored: H is
+  known for the squared-error regressor only, where every h is 1 (H = n, unit sample
+  weights assumed), and then G = −w*·(H+λ) on leaves and sums of them on splits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..losses import sigmoid
+from ._common import Imported, le_to_lt, make_tree, refuse_multiclass
+
+__all__ = ["sklearn_source"]
+
+_GB_LOSSES = {"log_loss": True, "squared_error": False}
+
+
+def _names(model):
+    names = getattr(model, "feature_names_in_", None)
+    return None if names is None else [str(c) for c in names]
+
+
+def _classes(model, is_clf):
+    if not is_clf:
+        return None
+    refuse_multiclass("scikit-learn", len(model.classes_))
+    return np.asarray(model.classes_).tolist()
+
+
+def _sums_up(left, right, G, order):
+    """G of every split node as the sum over its children, leaves first."""
+    for i in order[::-1]:
+        if left[i] >= 0:
+            G[i] = G[left[i]] + G[right[i]]
+    return G
+
+
+def _preorder(left, right):
+    out, stack = [], [0]
+    while stack:
+        i = stack.pop()
+        out.append(i)
+        if left[i] >= 0:
+            stack.extend((int(right[i]), int(left[i])))
+    return np.asarray(out)
+
+
+def _gb_tree(tree, lr, is_clf, n_features, names):
+    t = tree.tree_
+    left, right = t.children_left.astype(np.int64), t.children_right.astype(np.int64)
+    split = left >= 0
+    step = t.value[:, 0, 0].astype(np.float64)  # leaves: the Newton step; splits: mean residual
+    nw = t.weighted_n_node_samples.astype(np.float64)
+    impurity = t.impurity.astype(np.float64)
+    residual_sum = step * nw
+    L, R = np.maximum(left, 0), np.maximum(right, 0)
+    # the drop in the residuals' squared error (teachgbt GBDT's loss_chg, λ = 0)
+    loss_chg = np.where(split, nw * impurity - nw[L] * impurity[L] - nw[R] * impurity[R], np.nan)
+    if is_clf:
+        G = np.where(split, -residual_sum, np.nan)
+        H = np.full(len(left), np.nan)
+        residual_sum = np.where(split, residual_sum, np.nan)
+    else:
+        G, H = -residual_sum, nw
+    stats = {
+        "n": t.n_node_samples.astype(np.int64),
+        "G": G,
+        "H": H,
+        "weight": step,
+        "value": lr * step,
+        "loss_chg": loss_chg,
+        "gain": 0.5 * loss_chg,
+    }
+    extra = {
+        "residual_sum": residual_sum,
+        "impurity": impurity,
+        "threshold_le": np.where(split, t.threshold, np.nan),
+    }
+    if is_clf:
+        extra["p(1-p)_sum"] = H
+    return make_tree(
+        left,
+        right,
+        t.feature,
+        le_to_lt(np.where(split, t.threshold, 0.0)),
+        np.ones(len(left), bool),
+        stats,
+        n_features,
+        names,
+        lr,
+        extra,
+    )
+
+
+def _gradient_boosting(model):
+    is_clf = hasattr(model, "classes_")
+    if model.loss not in _GB_LOSSES or _GB_LOSSES[model.loss] != is_clf:
+        raise ValueError(
+            f"this {type(model).__name__} uses loss={model.loss!r}; teachgbt "
+            "imports log_loss (binary) and squared_error"
+        )
+    classes = _classes(model, is_clf)
+    init = model.init_
+    if isinstance(init, str) and init == "zero":
+        base_score = 0.5 if is_clf else 0.0
+    elif is_clf and hasattr(init, "class_prior_"):
+        base_score = float(init.class_prior_[1])
+    elif not is_clf and hasattr(init, "constant_"):
+        base_score = float(np.ravel(init.constant_)[0])
+    else:
+        raise ValueError(
+            f"this {type(model).__name__} starts from a custom init estimator "
+            f"({type(init).__name__}); teachgbt imports the default start"
+        )
+    n_features, names = int(model.n_features_in_), _names(model)
+    lr = float(model.learning_rate)
+    trees = [_gb_tree(est[0], lr, is_clf, n_features, names) for est in model.estimators_]
+    params = {
+        "algorithm": "gbdt",
+        "tree_method": "exact",
+        "objective": "binary:logistic" if is_clf else "reg:squarederror",
+        "learning_rate": lr,
+        "max_depth": int(model.max_depth or 0),
+        "max_leaves": model.max_leaf_nodes,
+    }
+    notes = [] if not is_clf else ["the classifier's leaves store neither G nor H (NaN)"]
+    notes.append("GradientBoosting rejects missing values; the imported trees send them left")
+    return Imported(
+        "scikit-learn",
+        type(model).__name__,
+        is_clf,
+        trees,
+        base_score,
+        n_features,
+        params,
+        names,
+        classes,
+        None,
+        [0] * len(trees),
+        notes,
+    )
+
+
+def _hgb_tree(nodes, lr, lam, is_clf, n_features, names):
+    leaf = nodes["is_leaf"].astype(bool)
+    left = np.where(leaf, -1, nodes["left"].astype(np.int64))
+    right = np.where(leaf, -1, nodes["right"].astype(np.int64))
+    value = nodes["value"].astype(np.float64)
+    weight = np.where(leaf, value / lr, value)  # leaves are × η, splits are not
+    n = nodes["count"].astype(np.int64)
+    order = _preorder(left, right)
+    if is_clf:
+        G, H = np.full(len(left), np.nan), np.full(len(left), np.nan)
+    else:  # squared error: h = 1 for every row, so H = n
+        H = n.astype(np.float64)
+        G = _sums_up(left, right, -weight * (H + lam), order)
+        weight = np.where(leaf, weight, -G / (H + lam))
+    loss_chg = np.where(leaf, np.nan, nodes["gain"].astype(np.float64))
+    t_le = np.where(leaf, np.nan, nodes["num_threshold"])
+    value = np.where(leaf, value, lr * weight)
+    stats = {
+        "n": n,
+        "G": G,
+        "H": H,
+        "weight": weight,
+        "value": value,
+        "loss_chg": loss_chg,
+        "gain": 0.5 * loss_chg,
+    }
+    rank = np.empty(len(left), dtype=np.int64)
+    rank[order] = np.arange(len(left))
+    feature = nodes["feature_idx"].astype(np.int64)
+    threshold = le_to_lt(np.where(leaf, 0.0, t_le), "float64")
+    default_left = nodes["missing_go_to_left"].astype(bool)
+    return make_tree(
+        left,
+        right,
+        feature,
+        threshold,
+        default_left,
+        stats,
+        n_features,
+        names,
+        lr,
+        {"threshold_le": t_le},
+        order=rank,
+    )
+
+
+def _hist_gradient_boosting(model):
+    is_clf = hasattr(model, "classes_")
+    loss = getattr(model, "loss", None)
+    if (is_clf and loss != "log_loss") or (not is_clf and loss != "squared_error"):
+        raise ValueError(
+            f"this {type(model).__name__} uses loss={loss!r}; teachgbt imports "
+            "log_loss (binary) and squared_error"
+        )
+    classes = _classes(model, is_clf)
+    n_features, names = int(model.n_features_in_), _names(model)
+    cat = getattr(model, "is_categorical_", None)
+    if cat is not None and np.any(cat):
+        which = [names[j] if names else f"x{j}" for j in np.flatnonzero(cat)]
+        raise ValueError(
+            f"this {type(model).__name__} has categorical features {which}; "
+            "teachgbt's trees split numbers. One-hot encode them and retrain"
+        )
+    lr, lam = float(model.learning_rate), float(model.l2_regularization)
+    trees = [
+        _hgb_tree(pred[0].nodes, lr, lam, is_clf, n_features, names) for pred in model._predictors
+    ]
+    raw = float(np.ravel(model._baseline_prediction)[0])
+    params = {
+        "tree_method": "hist",
+        "objective": "binary:logistic" if is_clf else "reg:squarederror",
+        "learning_rate": lr,
+        "reg_lambda": lam,
+        "max_depth": int(model.max_depth or 0),
+        "max_leaves": model.max_leaf_nodes,
+        "pruning": "pre",
+    }
+    notes = (
+        ["HistGradientBoosting stores no hessian sums: G and H are unknown (NaN)"]
+        if is_clf
+        else ["H = n: every h is 1 for squared error (unit sample weights assumed)"]
+    )
+    base = float(sigmoid(raw)) if is_clf else raw
+    return Imported(
+        "scikit-learn",
+        type(model).__name__,
+        is_clf,
+        trees,
+        base,
+        n_features,
+        params,
+        names,
+        classes,
+        None,
+        [0] * len(trees),
+        notes,
+    )
+
+
+def sklearn_source(model):
+    """``Imported`` and scikit-learn's own margin function."""
+    kind = type(model).__name__
+    if not type(model).__module__.startswith("sklearn") or kind not in (
+        "GradientBoostingClassifier",
+        "GradientBoostingRegressor",
+        "HistGradientBoostingClassifier",
+        "HistGradientBoostingRegressor",
+    ):
+        raise TypeError(
+            "from_sklearn takes a fitted GradientBoostingClassifier/Regressor or "
+            f"HistGradientBoostingClassifier/Regressor; got {kind}"
+        )
+    if not hasattr(model, "n_features_in_"):
+        raise ValueError(f"this {kind} is not fitted yet; fit it before importing")
+    if kind.startswith("Hist"):
+        imp = _hist_gradient_boosting(model)
+    else:
+        imp = _gradient_boosting(model)
+    is_clf = imp.is_classifier
+
+    def margin(X):
+        X = np.asarray(X, dtype=np.float64)
+        if getattr(model, "feature_names_in_", None) is not None:
+            import pandas as pd
+
+            X = pd.DataFrame(X, columns=model.feature_names_in_)
+        return model.decision_function(X) if is_clf else model.predict(X)
+
+    margin.missing = kind.startswith("Hist")  # probe GradientBoosting without NaN
+    return imp, margin
