@@ -220,11 +220,12 @@ def leaf(model, t, node, precision=3):
     tree = _check(model, t, node)
     p = precision
     prm = model.params_
-    kind = "leaf" if tree.feature[node] < 0 else "node (a split; as a leaf it would weigh)"
+    kind = "leaf" if tree.feature[node] < 0 else "node"
+    as_leaf = "" if kind == "leaf" else " (a split; as a leaf it would weigh)"
     gbdt = _is_gbdt(model)
     rows = int(tree.n[node])
     count = f"n = {rows} row{'s' * (rows != 1)}" if rows >= 0 else "n unknown (not stored)"
-    title = f"Tree {t}, {kind} {node}: {count}"
+    title = f"Tree {t}, {kind} {node}{as_leaf}: {count}"
     if np.isnan(tree.G[node]):
         return _stored_leaf(model, tree, node, title, p)
     ex = leaf_weight_steps(
@@ -296,7 +297,9 @@ def _split_sums(model, t, node, tree):
     """G_L, H_L, G_R, H_R as the split finder saw them (the chosen row of ``splits``)."""
     trace = getattr(model, "trace_", None)
     if trace is not None:
-        table = trace.splits(t, node)
+        # trees_ counts every tree; the trace counts rounds (and, with K >= 3, classes)
+        round_ = getattr(tree, "round", None) or t
+        table = trace.splits(round_, node, class_=getattr(tree, "class_", None))
         chosen = table[table["chosen"]]
         if len(chosen):
             c = chosen.iloc[0]
@@ -373,6 +376,12 @@ def prediction(model, x, precision=3, iteration_range=None):
     n_trees = len(model.trees_) if iteration_range is None else int(iteration_range[1])
     trees = model.trees_[:n_trees]
     clf = _is_clf(model)
+    if np.ndim(model.base_margin_) > 0:
+        raise ValueError(
+            f"explain.prediction follows one margin; this model has {len(model.classes_)} "
+            "classes, one margin each. Follow a row through every class' trees with "
+            "tg.explore(model, X), or read tree.path(x) of each tree"
+        )
     base, m0 = float(model.base_score_), float(model.base_margin_)
     lines = []
     routes = []

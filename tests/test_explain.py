@@ -144,3 +144,32 @@ def test_gbdt_leaf_is_seed_004s_formula():
     assert ex.value == pytest.approx(g.predict_proba(X.iloc[[0]])[0, 1], rel=1e-9)
     sp = E.split(g, 1, 0)
     assert "drop in the squared error" in str(sp)
+
+
+def test_split_of_a_multiclass_tree_reads_its_round_and_class_from_the_trace():
+    datasets = pytest.importorskip("sklearn.datasets")
+    X, y = datasets.load_iris(return_X_y=True)
+    model = tg.BoostingClassifier(n_estimators=2, max_depth=2).fit(X, y)
+    tree = model.trees_[4]  # round 2, class 1
+    assert (tree.round, tree.class_) == (2, 1)
+    ex = E.split(model, 5, 0)
+    chosen = model.trace_.splits(2, 0, class_=1).query("chosen").iloc[0]
+    assert ex.values["G_L"] == pytest.approx(chosen["G_L"])
+    assert ex.value == pytest.approx(tree.gain[0], rel=1e-5)
+
+
+def test_prediction_of_a_multiclass_model_says_what_to_use_instead():
+    datasets = pytest.importorskip("sklearn.datasets")
+    X, y = datasets.load_iris(return_X_y=True)
+    model = tg.BoostingClassifier(n_estimators=1, max_depth=1).fit(X, y)
+    with pytest.raises(ValueError, match="3 classes, one margin each"):
+        E.prediction(model, X[0])
+
+
+def test_leaf_title_of_a_split_node_reads_in_order(troll):
+    model, _, _ = troll
+    assert (
+        str(E.leaf(model, 1, 0))
+        .splitlines()[0]
+        .startswith("Tree 1, node 0 (a split; as a leaf it would weigh): n = 6 rows")
+    )
