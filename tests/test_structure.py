@@ -111,3 +111,12 @@ def test_module_is_not_too_long(module):
     path, _ = _modules()[module]
     n_lines = len(path.read_text(encoding="utf-8").splitlines())
     assert n_lines <= MAX_LINES, f"{path.name} has {n_lines} lines; split it"
+
+
+def test_every_subpackage_is_installed():
+    """An editable install finds a subpackage pyproject does not list; a real one does not."""
+    tomllib = pytest.importorskip("tomllib")
+    config = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    listed = set(config["tool"]["setuptools"]["packages"])
+    subpackages = {name for name, (_, is_pkg) in _modules().items() if is_pkg}
+    assert subpackages <= listed, f"add to pyproject's packages: {sorted(subpackages - listed)}"
