@@ -38,6 +38,7 @@ __all__ = [
     "shapley_values",
     "tree_shap",
     "path_contributions",
+    "largest",
     "METHODS",
 ]
 
@@ -262,6 +263,23 @@ def path_contributions(tree, X):
 
 
 # ------------------------------------------------------------------ a model
+OTHERS = "other features"
+
+
+def largest(row, max_features):
+    """One row of :func:`contributions` as (name, contribution) pairs, largest |contribution|
+    first: the ``max_features`` largest, then the rest summed as "other features (k)".
+    ``bias`` is left out; features that contribute exactly 0 are not counted."""
+    phi = row.drop("bias")
+    phi = phi[phi != 0]
+    order = phi.abs().sort_values(ascending=False, kind="stable").index
+    top = [(str(name), float(phi[name])) for name in order[:max_features]]
+    rest = order[max_features:]
+    if len(rest):
+        top.append((f"{OTHERS} ({len(rest)})", float(phi[rest].sum())))
+    return top
+
+
 def _feature_names(model):
     names = getattr(model, "feature_names_in_", None)
     if names is not None:

@@ -8,15 +8,16 @@ w* = −(−1.333) / (0.889 + 1).
     tg.explain.leaf(model, t, node)      w* = −G/(H+λ) and η·w*
     tg.explain.split(model, t, node)     the gain of the split made at a node
     tg.explain.prediction(model, x)      base_score + Σ η·w over the leaves x reaches, σ
+    tg.explain.contributions(model, X)   each feature's share of each margin (SHAP or path)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
+from . import contributions as _contributions
 from . import formulas
+from ._explanation import Explanation, Line, _line, _n, _r, _tex_text  # noqa: F401
 from ._format import format_number, format_rule, split_rule
 from ._validation import check_instance, check_is_fitted
 from .losses import sigmoid
@@ -26,89 +27,11 @@ __all__ = [
     "leaf",
     "split",
     "prediction",
+    "contributions",
     "leaf_weight_steps",
     "split_gain_steps",
     "structure_score_steps",
 ]
-
-
-# ------------------------------------------------------------------ rendering
-@dataclass
-class Line:
-    """One row of a derivation: ``lhs = rhs`` (lhs empty on continuation rows)."""
-
-    lhs: str
-    rhs: str
-    lhs_tex: str
-    rhs_tex: str
-
-
-@dataclass
-class Explanation:
-    """A worked formula: ``str()`` for a terminal, ``_repr_latex_`` for Jupyter.
-
-    ``value`` is the result; ``values`` every named intermediate (G, H, λ, ...).
-    """
-
-    title: str
-    lines: list
-    value: float
-    notes: list = field(default_factory=list)
-    values: dict = field(default_factory=dict)
-    intro: list = field(default_factory=list)
-
-    def __str__(self):
-        width = max((len(ln.lhs) for ln in self.lines), default=0)
-        out = [self.title]
-        out.extend(f"  {n}" for n in self.intro)
-        for ln in self.lines:
-            out.append(f"  {ln.lhs.rjust(width)} = {ln.rhs}")
-        out.extend(f"  {n}" for n in self.notes)
-        return "\n".join(out)
-
-    def __repr__(self):
-        return str(self)
-
-    def _repr_latex_(self):
-        rows = [rf"&\text{{{_tex_text(self.title)}}}"]
-        rows.extend(rf"&\text{{{_tex_text(n)}}}" for n in self.intro)
-        for ln in self.lines:
-            rows.append(f"{ln.lhs_tex} &= {ln.rhs_tex}")
-        rows.extend(rf"&\text{{{_tex_text(n)}}}" for n in self.notes)
-        return "$$\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}$$"
-
-
-_TEX_TEXT = {
-    "\\": r"\textbackslash{}",
-    "_": r"\_",
-    "%": r"\%",
-    "&": r"\&",
-    "#": r"\#",
-    "$": r"\$",
-    "{": r"\{",
-    "}": r"\}",
-    "^": r"\^{}",
-    "~": r"\~{}",
-}
-
-
-def _tex_text(s):
-    return "".join(_TEX_TEXT.get(c, c) for c in str(s))
-
-
-def _n(x, p):
-    """A number as substituted into a formula: negative ones in brackets."""
-    s = format_number(x, p)
-    return f"({s})" if s.startswith("-") else s
-
-
-def _r(x, p):
-    """A result: no brackets."""
-    return format_number(x, p)
-
-
-def _line(lhs, rhs, lhs_tex, rhs_tex):
-    return Line(lhs, rhs, lhs_tex, rhs_tex)
 
 
 # ------------------------------------------------------------------ pure formulas
@@ -496,8 +419,34 @@ def prediction(model, x, precision=3, iteration_range=None):
             f"p is the probability of the positive class, {model.classes_[1]}; "
             "the margin is log-odds"
         )
+    if iteration_range is None:
+        notes.extend(_contribution_lines(model, v, p))
     values = {"base_score": base, "base_margin": m0, "leaf_values": adds, "margin": margin}
     if clf:
         values["proba"] = value
     title = f"Prediction of {len(trees)} tree{'s' * (len(trees) != 1)} for one instance"
     return Explanation(title, lines, value, notes, values, intro=routes)
+
+
+# the feature contributions that ``prediction`` lists before folding the rest together
+PREDICTION_FEATURES = 5
+
+
+def _contribution_lines(model, v, p):
+    """The short "feature contributions" block of ``prediction``: SHAP values, largest first."""
+    row = contributions(model, v.reshape(1, -1)).iloc[0]
+    out = [f"feature contributions to the margin (SHAP): bias = {_r(row['bias'], p)}"]
+    names = list(row.index[:-1])
+    for name, phi in _contributions.largest(row, PREDICTION_FEATURES):
+        sign = "+" if phi >= 0 else "−"
+        if name in names:
+            x = v[names.index(name)]
+            name = f"{name} = {'missing' if np.isnan(x) else format_number(x, 6)}"
+        out.append(f"  {name}: {sign}{_r(abs(phi), p)}")
+    return out
+
+
+def contributions(model, X, method="shap", class_=None):
+    """Each feature's contribution to each row's margin, plus ``bias``: a DataFrame whose
+    rows sum to ``decision_function``. See ``teachgbt.contributions``."""
+    return _contributions.contributions(model, X, method, class_)
