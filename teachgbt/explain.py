@@ -8,12 +8,14 @@ w* = −(−1.333) / (0.889 + 1).
     tg.explain.leaf(model, t, node)      w* = −G/(H+λ) and η·w*
     tg.explain.split(model, t, node)     the gain of the split made at a node
     tg.explain.prediction(model, x)      base_score + Σ η·w over the leaves x reaches, σ
+    tg.explain.contributions(model, X)   each feature's share of each margin (SHAP or path)
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from . import contributions as _contributions
 from . import formulas
 from ._explanation import Explanation, Line, _line, _n, _r, _tex_text  # noqa: F401
 from ._format import format_number, format_rule, split_rule
@@ -25,6 +27,7 @@ __all__ = [
     "leaf",
     "split",
     "prediction",
+    "contributions",
     "leaf_weight_steps",
     "split_gain_steps",
     "structure_score_steps",
@@ -461,8 +464,34 @@ def prediction(model, x, precision=3, iteration_range=None):
             f"p is the probability of the positive class, {model.classes_[1]}; "
             "the margin is log-odds"
         )
+    if iteration_range is None:
+        notes.extend(_contribution_lines(model, v, p))
     values = {"base_score": base, "base_margin": m0, "leaf_values": adds, "margin": margin}
     if clf:
         values["proba"] = value
     title = f"Prediction of {len(trees)} tree{'s' * (len(trees) != 1)} for one instance"
     return Explanation(title, lines, value, notes, values, intro=routes)
+
+
+# the feature contributions that ``prediction`` lists before folding the rest together
+PREDICTION_FEATURES = 5
+
+
+def _contribution_lines(model, v, p):
+    """The short "feature contributions" block of ``prediction``: SHAP values, largest first."""
+    row = contributions(model, v.reshape(1, -1)).iloc[0]
+    out = [f"feature contributions to the margin (SHAP): bias = {_r(row['bias'], p)}"]
+    names = list(row.index[:-1])
+    for name, phi in _contributions.largest(row, PREDICTION_FEATURES):
+        sign = "+" if phi >= 0 else "−"
+        if name in names:
+            x = v[names.index(name)]
+            name = f"{name} = {'missing' if np.isnan(x) else format_number(x, 6)}"
+        out.append(f"  {name}: {sign}{_r(abs(phi), p)}")
+    return out
+
+
+def contributions(model, X, method="shap", class_=None):
+    """Each feature's contribution to each row's margin, plus ``bias``: a DataFrame whose
+    rows sum to ``decision_function``. See ``teachgbt.contributions``."""
+    return _contributions.contributions(model, X, method, class_)

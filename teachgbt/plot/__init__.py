@@ -8,12 +8,14 @@ settings.
     trees.py      split_scan, structure_score: one tree, one node
     fits.py       staircase, compare_fits: the model as a step function of 1-D data
     features.py   importance, importance_values
+    contributions.py  contributions: one prediction as a waterfall from the bias
     voting.py     vote_error, majority_vote_error (seed 002)
     _common.py    the Axes, the fitted-check (``_fitted``), training labels, colours
 """
 
 from __future__ import annotations
 
+from .contributions import contributions
 from .curves import loss_curve, probabilities, residuals
 from .features import importance, importance_values
 from .fits import compare_fits, staircase
@@ -32,4 +34,5 @@ __all__ = [
     "importance_values",
     "vote_error",
     "majority_vote_error",
+    "contributions",
 ]
