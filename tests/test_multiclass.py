@@ -4,11 +4,12 @@ import json
 
 import numpy as np
 import pytest
-import xgboost as xgb
-from sklearn import ensemble
 
 import teachgbt as tg
-from tests.xgb_compare import compare_tree, xgb_params, xgb_trees
+
+xgb = pytest.importorskip("xgboost")
+ensemble = pytest.importorskip("sklearn.ensemble")
+from xgb_compare import compare_tree, xgb_params, xgb_trees  # noqa: E402
 
 N_CLASSES = 4
 N_ROUNDS = 6
