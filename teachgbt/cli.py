@@ -251,7 +251,8 @@ def _running_margin(model, values):
     if hasattr(model, "classes_"):
         start["p after"] = sigmoid(values["base_margin"])
     table = pd.concat([pd.DataFrame([start]), table], ignore_index=True)
-    table = table.round(4)
+    numbers = ["leaf value", "margin after"] + (["p after"] if "p after" in table else [])
+    table[numbers] = table[numbers].astype(float).round(4) + 0.0  # + 0.0: never "-0.0"
     return table.astype(object).where(table.notna(), "")
 
 
