@@ -2,11 +2,14 @@
 
 All four fit the same generated binary problem (default 1M rows × 28 features)
 in one run, with the same settings: 100 rounds, depth 6, learning rate 0.1,
-256 bins, 2 threads. Each library runs in a fresh Python process of its own,
-one after another, so that its peak memory is its own. Reported per library:
+256 bins, 2 threads. The data is generated once and saved to files that every
+process loads. Each library runs in a fresh Python process of its own, one
+after another, so that its peak memory is its own; the libraries alternate,
+``--repeats`` times (3), and the table gives medians, with each ratio the
+median of the ratios within one repeat. Reported per library:
 fit time, predict time (test set of the same size), peak memory above the
 loaded data, and test AUC; then the ratios to the others; then a scaling
-table of fit times at 10k, 100k and 1M rows.
+table of fit times at 10k, 100k, 1M and 4M rows (one run each).
 
     python benchmarks/bench_hist.py                       # the full run (several minutes)
     python benchmarks/bench_hist.py --rows 100000 --scaling 10000,100000
@@ -223,28 +226,40 @@ def run_worker(lib, data_dir, args, rows=None):
 
 
 # ------------------------------------------------------------------ the tables
-def main_table(results):
-    by = {r["lib"]: r for r in results}
+def main_table(runs):
+    """The table of medians; ``runs``: one list of per-library results per repeat. A
+    ratio is the median of the ratios measured within each repeat (the libraries of one
+    repeat ran one after another, under the same load)."""
+    libs = [r["lib"] for r in runs[0]]
+    by_run = [{r["lib"]: r for r in run} for run in runs]
+
+    def median(lib, key):
+        return float(np.median([b[lib][key] for b in by_run if lib in b]))
 
     def ratio(lib, other, key):
-        if lib in by and other in by and by[other][key] > 0:
-            return f"{by[lib][key] / by[other][key]:.2f}"
-        return "–"
+        vals = [b[lib][key] / b[other][key] for b in by_run if lib in b and other in b]
+        vals = [v for v in vals if np.isfinite(v)]
+        return f"{np.median(vals):.2f}" if vals else "–"
 
     lines = [
         "| library | fit (s) | predict (s) | peak memory (MB) | test AUC "
-        "| fit ÷ LightGBM | fit ÷ XGBoost | fit ÷ sklearn | memory ÷ XGBoost "
-        "| AUC − XGBoost |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| fit ÷ LightGBM | fit ÷ XGBoost | fit ÷ sklearn | predict ÷ XGBoost "
+        "| memory ÷ XGBoost | AUC − XGBoost |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for r in results:
-        lib = r["lib"]
-        name = NAMES[lib] + (f" ({r['kernel']})" if "kernel" in r else "")
-        dauc = f"{r['auc'] - by['xgboost']['auc']:+.4f}" if "xgboost" in by else "–"
+    for lib in libs:
+        first = by_run[0][lib]
+        name = NAMES[lib] + (f" ({first['kernel']})" if "kernel" in first else "")
+        dauc = (
+            f"{median(lib, 'auc') - median('xgboost', 'auc'):+.4f}"
+            if "xgboost" in by_run[0]
+            else "–"
+        )
         lines.append(
-            f"| {name} | {r['fit_s']:.2f} | {r['predict_s']:.2f} | {r['peak_mb']:.0f} "
-            f"| {r['auc']:.4f} | {ratio(lib, 'lightgbm', 'fit_s')} "
-            f"| {ratio(lib, 'xgboost', 'fit_s')} | {ratio(lib, 'sklearn', 'fit_s')} "
+            f"| {name} | {median(lib, 'fit_s'):.2f} | {median(lib, 'predict_s'):.2f} "
+            f"| {median(lib, 'peak_mb'):.0f} | {median(lib, 'auc'):.4f} "
+            f"| {ratio(lib, 'lightgbm', 'fit_s')} | {ratio(lib, 'xgboost', 'fit_s')} "
+            f"| {ratio(lib, 'sklearn', 'fit_s')} | {ratio(lib, 'xgboost', 'predict_s')} "
             f"| {ratio(lib, 'xgboost', 'peak_mb')} | {dauc} |"
         )
     return "\n".join(lines)
@@ -296,8 +311,11 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--libraries", default=",".join(LIBRARIES))
     ap.add_argument(
+        "--repeats", type=int, default=3, help="alternating runs of every library (medians)"
+    )
+    ap.add_argument(
         "--scaling",
-        default="10000,100000,1000000",
+        default="10000,100000,1000000,4000000",
         help="training sizes of the scaling table ('' to skip)",
     )
     ap.add_argument("--out", help="also write the tables to this markdown file")
@@ -324,18 +342,31 @@ def main(argv=None):
         ]:
             np.save(os.path.join(data_dir, f"{name}.npy"), np.ascontiguousarray(arr))
         del X, y
-        results = []
-        for lib in libs:
-            r = run_worker(lib, data_dir, args, rows=args.rows)
-            if r:
-                results.append(r)
-                print(
-                    f"  {NAMES[lib]:<22} fit {r['fit_s']:7.2f} s   predict "
-                    f"{r['predict_s']:6.2f} s   peak {r['peak_mb']:7.0f} MB   "
-                    f"AUC {r['auc']:.4f}",
-                    flush=True,
-                )
-        scaling = [dict(r) for r in results]
+        runs = []
+        for rep in range(args.repeats):  # the libraries alternate: one run of each per repeat
+            run = []
+            for lib in libs:
+                r = run_worker(lib, data_dir, args, rows=args.rows)
+                if r:
+                    run.append(r)
+                    print(
+                        f"  run {rep + 1}: {NAMES[lib]:<22} fit {r['fit_s']:7.2f} s   predict "
+                        f"{r['predict_s']:6.2f} s   peak {r['peak_mb']:7.0f} MB   "
+                        f"AUC {r['auc']:.4f}",
+                        flush=True,
+                    )
+            runs.append(run)
+        results = runs[0]
+        # the main size enters the scaling table with its median fit time over the repeats
+        scaling = [
+            dict(
+                r,
+                fit_s=float(
+                    np.median([x["fit_s"] for run in runs for x in run if x["lib"] == r["lib"]])
+                ),
+            )
+            for r in results
+        ]
         for n in sizes:
             for lib in libs:
                 if n == args.rows:
@@ -352,14 +383,15 @@ def main(argv=None):
     settings = (
         f"{args.rows:,} training rows × {args.features} features, {args.rounds} rounds, "
         f"depth {args.depth}, learning rate {args.lr}, {args.bins} bins, "
-        f"{args.threads} threads; test set {args.rows:,} rows"
+        f"{args.threads} threads; test set {args.rows:,} rows; medians of {args.repeats} "
+        "alternating runs"
     )
     warm = ", ".join(f"{NAMES[r['lib']]} {r['warmup_s']:.1f} s" for r in results)
     report = [
         f"Settings: {settings}.",
         f"Machine: {machine()}.",
         "",
-        main_table(results),
+        main_table(runs),
         "",
         "Peak memory: the most resident memory during fit and predict, above what the "
         "process held with the data loaded. Before measuring, each process fits once on "

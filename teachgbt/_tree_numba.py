@@ -30,3 +30,31 @@ def apply_tree(X, feature, threshold, default_left, left, right, depth):
         for t in range(m):
             out[lo + t] = nodes[t]
     return out
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def add_trees(X, margin, feature, threshold, default_left, left, right, value, offsets, depth):
+    """``tree.add_tree_values``: every tree's leaf value added to ``margin``, tree after tree.
+
+    The trees' node arrays are concatenated, tree t's nodes from ``offsets[t]`` (node ids
+    within a tree, leaves pointing to themselves). Eight rows go through every tree
+    while they are in cache, taking each step together as in ``apply_tree``; each row
+    adds the trees in order, in margin's precision.
+    """
+    n = X.shape[0]
+    for block in prange((n + 7) // 8):
+        lo = block * 8
+        m = min(n, lo + 8) - lo
+        nodes = np.zeros(8, dtype=np.int32)
+        for t in range(offsets.shape[0] - 1):
+            off = offsets[t]
+            nodes[:] = 0
+            for _ in range(depth[t]):
+                for k in range(m):
+                    g = off + nodes[k]
+                    x = X[lo + k, feature[g]]
+                    go = default_left[g] if np.isnan(x) else x < threshold[g]
+                    a, b = left[g], right[g]
+                    nodes[k] = b + (a - b) * go
+            for k in range(m):
+                margin[lo + k] = margin[lo + k] + value[off + nodes[k]]

@@ -36,7 +36,7 @@ from .engine.callbacks import EarlyStopping, EvalSets, progress_bar
 from .engine.gbdt import GBDTAlgorithm
 from .engine.trace import Trace
 from .losses import get_loss
-from .tree import Tree
+from .tree import Tree, add_tree_values
 
 __all__ = ["BoostingClassifier", "BoostingRegressor"]
 
@@ -419,8 +419,7 @@ class _Boosting(_Base):
         K = self.loss_.n_outputs
         if K == 1:
             margin = np.full(len(X32), self.base_margin_, dtype=dtype)
-            for tree in self.trees_[: self._n_trees(iteration_range)]:
-                margin = (margin + tree.predict(X32).astype(dtype)).astype(dtype)
+            margin = add_tree_values(self.trees_[: self._n_trees(iteration_range)], X32, margin)
             return margin.astype(np.float64)
         margin = np.tile(np.asarray(self.base_margin_, dtype=dtype), (len(X32), 1))  # (n, K)
         for i, tree in enumerate(self.trees_[: self._n_trees(iteration_range)]):

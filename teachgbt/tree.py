@@ -22,7 +22,7 @@ import pandas as pd
 
 from . import _kernels
 
-__all__ = ["Tree", "TreeBuilder", "NODE_COLUMNS", "as_float32_matrix"]
+__all__ = ["Tree", "TreeBuilder", "NODE_COLUMNS", "as_float32_matrix", "add_tree_values"]
 
 _RULE = re.compile(r"^\s*(\S.*?)\s*<\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*$")
 
@@ -105,17 +105,21 @@ class Tree:
         return f"f{j}"
 
     # ------------------------------------------------------------- routing
-    def apply(self, X):
-        """The leaf id each row of X lands in (missing values follow ``default_left``)."""
-        X = as_float32_matrix(X, self.n_features)
-        n = X.shape[0]
-        threshold = self.threshold.astype(np.float32)
-        # Leaves point to themselves so every row can take the same step each level.
+    def _routing(self):
+        """feature, float32 threshold, left, right with leaves pointing to themselves, so
+        every row can take the same step each level."""
         leaf = self.is_leaf
         ids = np.arange(self.n_nodes, dtype=np.int32)
         left = np.where(leaf, ids, self.left).astype(np.int32)
         right = np.where(leaf, ids, self.right).astype(np.int32)
         feature = np.where(leaf, 0, self.feature).astype(np.int32)
+        return feature, self.threshold.astype(np.float32), left, right
+
+    def apply(self, X):
+        """The leaf id each row of X lands in (missing values follow ``default_left``)."""
+        X = as_float32_matrix(X, self.n_features)
+        n = X.shape[0]
+        feature, threshold, left, right = self._routing()
         if n >= 20_000:  # worth the compiled kernel, when numba is installed
             kernels = _kernels.load("_tree_numba")
             if kernels is not None:  # the same steps, compiled
@@ -309,6 +313,34 @@ class Tree:
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         return self.draw()._repr_mimebundle_(include, exclude)
+
+
+def add_tree_values(trees, X32, margin):
+    """``margin`` + each tree's η·f(x), added tree after tree in ``margin``'s precision (as
+    ``margin = (margin + tree.predict(X32).astype(dtype)).astype(dtype)`` would). The
+    compiled kernel routes a block of rows through every tree in turn, so X is read once."""
+    dtype = margin.dtype
+    kernels = _kernels.load("_tree_numba") if len(X32) >= 20_000 and trees else None
+    if kernels is None:
+        for tree in trees:
+            margin = (margin + tree.predict(X32).astype(dtype)).astype(dtype)
+        return margin
+    parts = [tree._routing() for tree in trees]
+    offsets = np.cumsum([0] + [tree.n_nodes for tree in trees]).astype(np.int32)
+    out = margin.copy()
+    kernels.add_trees(
+        np.ascontiguousarray(X32, dtype=np.float32),
+        out,
+        np.concatenate([p[0] for p in parts]),
+        np.concatenate([p[1] for p in parts]),
+        np.concatenate([tree.default_left for tree in trees]),
+        np.concatenate([p[2] for p in parts]),
+        np.concatenate([p[3] for p in parts]),
+        np.concatenate([tree.value for tree in trees]).astype(dtype),
+        offsets,
+        np.array([tree.max_depth for tree in trees], dtype=np.int32),
+    )
+    return out
 
 
 class TreeBuilder:

@@ -278,6 +278,14 @@ def test_compiled_apply_matches_the_readable_one(monkeypatch):
     np.testing.assert_array_equal(fast, slow)
     for i in range(0, len(X), 5000):
         assert tree.path(X[i])[-1] == fast[i]
+    # the compiled sum over all trees (rows go through every tree at once) adds the
+    # same float32 numbers in the same order as the readable tree-by-tree loop
+    monkeypatch.setattr(K, "KERNEL", "auto")
+    clf = tg.BoostingClassifier(tree_method="hist", n_estimators=5, max_depth=4)
+    clf.fit(X, y > 0)
+    fast = clf.decision_function(X)
+    monkeypatch.setattr(K, "KERNEL", "numpy")
+    np.testing.assert_array_equal(fast, clf.decision_function(X))
 
 
 # ------------------------------------------------------------------ the pieces

@@ -80,16 +80,21 @@ class HistData:
 
         cut_list, min_val = [], np.zeros(d, dtype=F32)
         self.exact_cuts = np.zeros(d, dtype=bool)
-        self.has_missing = np.zeros(d, dtype=bool)
+        # every column's smallest and largest value (NaN only if all missing) and whether
+        # it has missing values, reduced along the rows of X at once (X is stored by row)
+        lows, highs = np.fmin.reduce(X32, axis=0), np.fmax.reduce(X32, axis=0)
+        self.has_missing = np.isnan(np.maximum.reduce(X32, axis=0))  # maximum keeps NaN
+        X_sample = None if sample is None else X32[sample]  # the sampled rows, gathered once
         for f in range(d):
             col = X32[:, f]
-            self.has_missing[f] = bool(np.isnan(col).any())
-            lo, hi = np.fmin.reduce(col), np.fmax.reduce(col)  # NaN only if all missing
+            lo, hi = lows[f], highs[f]
             if np.isnan(lo):  # an all-missing feature: one empty bin, never split
                 cut_list.append(np.array([_above(0.0)], dtype=F32))
                 min_val[f] = _below(0.0)
                 continue
-            inner, self.exact_cuts[f] = self._inner_cuts(col, sample)
+            inner, self.exact_cuts[f] = self._inner_cuts(
+                col, None if sample is None else X_sample[:, f]
+            )
             cut_list.append(np.append(inner.astype(F32), _above(hi)))
             min_val[f] = _below(lo)
 
@@ -117,16 +122,17 @@ class HistData:
             code[np.isnan(col)] = self.missing_code
             self.bins[f] = code
 
-    def _inner_cuts(self, col, sample=None):
-        """Cut points below the last one, and whether they are all the distinct values."""
-        values = col if sample is None else col[sample]
+    def _inner_cuts(self, col, sampled=None):
+        """Cut points below the last one, and whether they are all the distinct values
+        (``sampled``: the column's values in the sampled rows, on large data)."""
+        values = col if sampled is None else sampled
         v = np.sort(values[~np.isnan(values)])
         first = np.ones(len(v), dtype=bool)
         first[1:] = v[1:] != v[:-1]  # the first of each run of equal values
         if np.count_nonzero(first) > self.max_bin:
             return _quantile_cuts(v, self.max_bin), False
         distinct = v[first]
-        if sample is not None:  # few distinct values in the sample: did it see them all?
+        if sampled is not None:  # few distinct values in the sample: did it see them all?
             present = col[~np.isnan(col)]
             pos = np.minimum(np.searchsorted(distinct, present), max(len(distinct) - 1, 0))
             if len(distinct) == 0 or not np.all(distinct[pos] == present):
