@@ -157,6 +157,56 @@ def _worked(title, lines, value, notes=()):
 _COLUMN = re.compile(r"^ep_(\d+)_(pre|prob|residual|leaf_index|leaf_output)$")
 
 
+def _fl(values):
+    return "(" + ", ".join(_f(v) for v in values) + ")"
+
+
+def _margins(margin, class_):
+    F = np.atleast_1d(np.asarray(margin, dtype=np.float64))
+    if F.ndim != 1 or F.size < 2:
+        raise ValueError(f"margin: give the K margins of one row (K ≥ 2); got {margin!r}")
+    if isinstance(class_, bool) or not isinstance(class_, (int, np.integer)):
+        raise ValueError(f"class_ must be a class index from 0 to {F.size - 1}; got {class_!r}")
+    if not 0 <= class_ < F.size:
+        raise ValueError(f"class_ must be a class index from 0 to {F.size - 1}; got {class_!r}")
+    e = np.exp(F - F.max())
+    return F, e / e.sum(), int(class_)
+
+
+def _softmax_gradient(answer, y, margin, order, tol, class_):
+    F, p, k = _margins(margin, class_)
+    if order not in (1, 2):
+        raise ValueError(f"order must be 1 (g) or 2 (h); got {order!r}")
+    yk, pk = float(int(y) == k), float(p[k])
+    sig = float(sigmoid(F[k]))
+    if order == 1:
+        exact, what = pk - yk, "g"
+        line = f"p_{k} − [y = {k}] = {_f(pk)} − {_f(yk)}"
+        slips = [
+            (yk - pk, "y − p is the residual, −g: g = p − y."),
+            (sig - yk, "p is softmax(F)[k], not σ(F_k): divide by every class."),
+            (pk - 1.0, f"y_k = 1 only in the tree of the row's own class ({int(y)})."),
+        ]
+    else:
+        exact, what = max(2 * pk * (1 - pk), 1e-16), "h"
+        line = f"2 p_{k}(1 − p_{k}) = 2 · {_f(pk)} · {_f(1 - pk)}"
+        slips = [
+            (pk * (1 - pk), "that is the exact diagonal p(1 − p); XGBoost doubles it, 2p(1 − p)."),
+            (2 * sig * (1 - sig), "p is softmax(F)[k], not σ(F_k): divide by every class."),
+        ]
+    sol = _worked(
+        f"{what} of class {k}'s tree (multi:softprob)",
+        [(f"p_{k}", f"softmax({_fl(F)})[{k}] = {_f(pk)}"), (what, line), ("", _f(exact))],
+        exact,
+        ["h = max(2p(1 − p), 1e-16), as XGBoost computes it"] if order == 2 else [],
+    )
+    q = (
+        f"work out {what} of class {k}'s tree for a row of class {int(y)} at the margins "
+        f"F = {_fl(F)}"
+    )
+    return _result(what, answer, exact, exact, tol, sol, q, slips)
+
+
 def _epoch(answer, model, column, row, tol, precision):
     """``teachgbt.check.epoch``: one cell of the epoch table, its worked solution and slips."""
     if not hasattr(model, "trace_"):
