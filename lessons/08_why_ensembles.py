@@ -25,11 +25,11 @@
 #
 # | seed 002 | what you do here |
 # |---|---|
-# | Why ensemble? 21.6 % and 64.8 % for three voters | derive the binomial sum and compute both |
+# | Why ensemble? 21.6 % and 64.8 % for three voters | derive the binomial sum and compute both; five voters by hand (exercise 1) |
 # | 2.6 % and 82.6 % with 21 voters | the same sum for any n; `tg.plot.vote_error` |
 # | "We want each individual accurate and make different errors" | simulate independent against copied voters |
 # | Type of ensemble methods: Bayesian voting, bagging, boosting, stacking | a small runnable example of each kind |
-# | Objective – GBT, additive training | follow two boosting rounds by hand (exercises 1 and 2) |
+# | Objective – GBT, additive training | follow two boosting rounds by hand (exercises 2 and 3) |
 
 # %%
 import math
@@ -75,6 +75,15 @@ for (n_voters, p), stated in slides.items():
     err = tg.plot.majority_vote_error(p, n_voters)
     print(f"{n_voters:2d} voters, each wrong {p:.0%}: the majority is wrong {err:.1%}")
     assert round(err, 3) == stated and np.isclose(err, vote_error(p, n_voters))
+
+# %% [markdown]
+# **Exercise 1.** Five independent voters, each wrong 20 % of the time. Work out the
+# probability that their majority is wrong with the binomial sum (a majority of five is
+# three or more).
+
+# %%
+my_vote_error = None  # ← your answer
+tg.check.vote_error(my_vote_error, p=0.2, n_voters=5)
 
 # %% [markdown]
 # Voting helps only when each voter is better than a coin (p < 0.5); then more voters help
@@ -244,7 +253,7 @@ assert np.allclose(steps["ep_1_leaf_output"], [-1, -1, -1, 3])
 tg.draw.draw_model(small, rounds=[1])
 
 # %% [markdown]
-# **Exercise 1.** The ensemble after one tree is $F_1 = F_0 + 0.5 f_1$. What does it
+# **Exercise 2.** The ensemble after one tree is $F_1 = F_0 + 0.5 f_1$. What does it
 # predict for the last point (x = 4), `ep_1_pre`? Replace `None` with your number and run
 # the cell.
 
@@ -253,7 +262,7 @@ my_pre = None  # ← your answer
 tg.check.epoch(my_pre, small, "ep_1_pre", row=3)
 
 # %% [markdown]
-# **Exercise 2.** Tree 2 is fitted to what $F_1$ still gets wrong. What is the first point's
+# **Exercise 3.** Tree 2 is fitted to what $F_1$ still gets wrong. What is the first point's
 # (x = 1, y = 1) residual in round 2, `ep_2_residual`?
 
 # %%

@@ -22,7 +22,7 @@ as ``teachgbt.check: accepted ...``.
 from __future__ import annotations
 
 import math
-import re
+from itertools import combinations
 
 import numpy as np
 
@@ -32,14 +32,17 @@ from ._check_core import (
     CheckFailed,
     CheckResult,
     _div,
+    _epoch,
     _f,
+    _fl,
     _hand_leaf,
     _hand_score,
+    _margins,
     _r2,
     _result,
+    _softmax_gradient,
     _worked,
 )
-from ._format import split_rule
 from .losses import sigmoid
 
 __all__ = [
@@ -55,13 +58,13 @@ __all__ = [
     "prediction",
     "gradient",
     "margin_update",
+    "softmax_probability",
+    "vote_error",
+    "contribution",
+    "recovered",
 ]
 
 _L, _n, _r = explain._line, explain._n, explain._r
-
-
-def _fl(values):
-    return "(" + ", ".join(_f(v) for v in values) + ")"
 
 
 def leaf_weight(answer, G, H, reg_lambda=1.0, reg_alpha=0.0, tol=None, precision=3):
@@ -209,11 +212,15 @@ def prediction(answer, trees, x, base_score=0.0, tol=None):
     return _result("ŷ", answer, exact, exact, tol, sol, q, slips)
 
 
-def gradient(answer, y, margin, loss="squared", order=1, tol=None):
+def gradient(answer, y, margin, loss="squared", order=1, tol=None, class_=None):
     """Check g_i (``order=1``) or h_i (``order=2``) of one instance at the margin ŷ.
 
-    ``loss``: "squared", XGBoost's ½(y − ŷ)² (g = ŷ − y, h = 1), or "logistic"
-    (p = σ(ŷ), g = p − y, h = p(1 − p))."""
+    ``loss``: "squared", XGBoost's ½(y − ŷ)² (g = ŷ − y, h = 1), "logistic"
+    (p = σ(ŷ), g = p − y, h = p(1 − p)) or "softmax" (XGBoost's ``multi:softprob``:
+    ``margin`` holds the K margins, ``y`` is the row's class index, ``class_`` the class
+    whose tree asks; p = softmax(margin)[class_], g = p − [y = class_], h = 2p(1 − p))."""
+    if loss == "softmax":
+        return _softmax_gradient(answer, y, margin, order, tol, class_)
     y, m = float(y), float(margin)
     slides = "that is the slides' convention, (y − ŷ)²; XGBoost and teachgbt take ½(y − ŷ)²."
     if loss == "squared":
@@ -238,13 +245,37 @@ def gradient(answer, y, margin, loss="squared", order=1, tol=None):
             exact, line = p * (1 - p), f"p(1 − p) = {_f(p)} · {_f(1 - p)}"
             slips = [(p1 * (1 - p1), video), (m * (1 - m), "h uses p = σ(ŷ), not the margin.")]
     else:
-        raise ValueError(f'loss must be "squared" or "logistic"; got {loss!r}')
+        raise ValueError(f'loss must be "squared", "logistic" or "softmax"; got {loss!r}')
     if order not in (1, 2):
         raise ValueError(f"order must be 1 (g) or 2 (h); got {order!r}")
     what = "g" if order == 1 else "h"
     sol = _worked(f"{what} for the {loss} loss", [(what, line), ("", _f(exact))], exact)
     q = f"work out {what} of the {loss} loss for y = {_f(y)} at the margin ŷ = {_f(m)}"
     return _result(what, answer, exact, exact, tol, sol, q, slips)
+
+
+def softmax_probability(answer, margin, class_, tol=None):
+    """Check p_k = e^{F_k} / Σ_j e^{F_j} for the K margins ``margin`` of one row and
+    ``class_`` = k (a class index)."""
+    F, p, k = _margins(margin, class_)
+    exact = float(p[k])
+    terms = " + ".join(f"e^{_f(v)}" for v in F)
+    sol = _worked(
+        f"the softmax probability of class {k}",
+        [(f"p_{k}", f"e^F_{k} / Σ_j e^F_j = e^{_f(F[k])} / ({terms})"),
+         ("", f"{_f(np.exp(F[k]))} / {_f(np.exp(F).sum())}"), ("", _f(exact))],
+        exact,
+        ["adding one number to every margin leaves every p_k unchanged"],
+    )  # fmt: skip
+    q = f"work out p_{k} = e^F_{k} / Σ_j e^F_j for the margins F = {_fl(F)}"
+    others = float(np.exp(F).sum() - np.exp(F[k]))
+    slips = [
+        (float(sigmoid(F[k])), "that is σ(F_k), the binary link: softmax divides by all K."),
+        (_div(np.exp(F[k]), others), "the denominator sums every class, F_k's own term too."),
+        (_div(F[k], F.sum()), "the margins are exponentiated first: e^F_k / Σ e^F_j."),
+        (1.0 / F.size, "1/K is the probability when all margins are equal; they are not."),
+    ]
+    return _result(f"p_{k}", answer, exact, exact, tol, sol, q, slips)
 
 
 def margin_update(answer, margin, weight, learning_rate, tol=None):
@@ -266,8 +297,153 @@ def margin_update(answer, margin, weight, learning_rate, tol=None):
     return _result("ŷ⁽ᵗ⁾", answer, exact, exact, tol, sol, q, slips)
 
 
-# ------------------------------------------------------------------ epoch tables
-_COLUMN = re.compile(r"^ep_(\d+)_(pre|prob|residual|leaf_index|leaf_output)$")
+def vote_error(answer, p, n_voters, tol=None):
+    """Check P(the majority of ``n_voters`` independent voters is wrong), each wrong with
+    probability p (seed 002): Σ_{k=⌊n/2⌋+1}^{n} C(n,k) p^k (1−p)^(n−k), plus half the
+    tie term C(n, n/2) p^(n/2) (1−p)^(n/2) when n is even (a coin settles a tie)."""
+    n, p = int(n_voters), float(p)
+    if n < 1 or n != n_voters:
+        raise ValueError(f"n_voters must be a whole number ≥ 1; got {n_voters!r}")
+    if not 0 <= p <= 1:
+        raise ValueError(f"p must lie in [0, 1]; got {p!r}")
+
+    def term(k):
+        return math.comb(n, k) * p**k * (1 - p) ** (n - k)
+
+    first = n // 2 + 1
+    tie = 0.5 * term(n // 2) if n % 2 == 0 else 0.0
+    terms = [term(k) for k in range(first, n + 1)]
+    exact = sum(terms) + tie
+    half = f" + ½·C({n},{n // 2}) p^{n // 2} (1−p)^{n // 2}" if tie else ""
+    written = " + ".join(f"C({n},{k})·{_f(p)}^{k}·{_f(1 - p)}^{n - k}" for k in range(first, n + 1))
+    written += f" + ½·C({n},{n // 2})·{_f(p)}^{n // 2}·{_f(1 - p)}^{n // 2}" if tie else ""
+    lines = [("P", f"Σ_k≥{first} C({n},k) p^k (1−p)^({n}−k){half}"), ("", written)]
+    lines += [("", " + ".join(_f(v) for v in terms + ([tie] if tie else []))), ("", _f(exact))]
+    why = "the majority is wrong when more than half are wrong: k from ⌊n/2⌋ + 1"
+    tie_note = "n even: a tie of n/2 against n/2 is a coin toss, counted as half an error"
+    title = f"the majority of {n} independent voters is wrong (seed 002)"
+    sol = _worked(title, lines, exact, [why] + ([tie_note] if tie else []))
+    q = f"work out P(majority wrong) for {n} independent voters, each wrong with p = {_f(p)}"
+    slips = [
+        (sum(term(k) for k in range(n // 2, n + 1)),
+         f"the sum starts one too early: the majority needs k ≥ ⌊n/2⌋ + 1 = {first} wrong."),
+        (sum(terms) + 2 * tie, "a tie counts as half an error, not a whole one."),
+        (sum(terms), "a tie (n/2 against n/2) is settled by a coin: add half its term."),
+        (1 - exact, "that is the probability the majority is right."),
+        (sum(p**k * (1 - p) ** (n - k) for k in range(first, n + 1)),
+         "each term needs C(n, k), the number of ways to pick the k wrong voters."),
+    ]  # fmt: skip
+    return _result("P(majority wrong)", answer, exact, exact, tol, sol, q, slips)
+
+
+def contribution(answer, model, x, feature, tree=1, method="shap", class_=None, tol=None):
+    """Check one tree's contribution of ``feature`` to the margin of instance ``x``.
+
+    ``tree``: the round (1-based; ``class_`` picks the class's tree for K ≥ 3). ``method``
+    "path" (Saabas): the changes of the expected value along x's path at the splits on
+    ``feature``; "shap": the Shapley value over the sets S of the features the tree uses,
+    v(S) = the tree's expected value when only S is known (cover-weighted at the others)."""
+    from . import contributions as C
+    from ._validation import check_instance
+
+    if method not in C.METHODS:
+        raise ValueError(f"method={method!r}; use one of {list(C.METHODS)}")
+    names = C._feature_names(model)
+    if feature not in names:
+        raise ValueError(f"unknown feature {feature!r}; the model has {names}")
+    trees, _ = C._trees_of_class(model, class_)
+    if not 1 <= int(tree) <= len(trees):
+        raise ValueError(f"tree must be a round from 1 to {len(trees)}; got {tree!r}")
+    t, j = trees[int(tree) - 1], names.index(feature)
+    v = check_instance(x, getattr(model, "feature_names_in_", None), model.n_features_in_)
+    path, _ = C.path_contributions(t, v.reshape(1, -1))
+    shap, bias = C.shapley_values(t, v)
+    exact = float((path if method == "path" else shap.reshape(1, -1))[0, j])
+    other = float((shap.reshape(1, -1) if method == "path" else path)[0, j])
+    used = sorted({int(f) for f in t.feature[~t.is_leaf]})
+    if method == "path":
+        mean, node, lines = C.expected_values(t), 0, []
+        while t.feature[node] >= 0:
+            left = C._goes_left(t, node, v[t.feature[node]])
+            child = int(t.left[node] if left else t.right[node])
+            if t.feature[node] == j:
+                lines.append(("", f"node {node} → {child}: {_f(mean[child])} − {_f(mean[node])}"))
+            node = child
+        head = [("φ", "Σ over the splits on the feature: E[child] − E[node] (E: cover-weighted)")]
+        lines = head + (lines or [("", "the path never splits on it")]) + [("", _f(exact))]
+    else:
+        known = [tuple(S) for r in range(len(used) + 1) for S in combinations(used, r)]
+        vs = {S: C.expected_value_given(t, v, set(S)) for S in known}
+        lines = [("φ", "Σ_S |S|!(M−|S|−1)!/M! · [v(S ∪ {j}) − v(S)], M = " + str(len(used)))]
+        if len(used) <= 3:  # small enough to write every set out
+
+            def name(S):
+                return "v(" + ("{" + ", ".join(names[i] for i in S) + "}" if S else "∅") + ")"
+
+            lines += [(name(S), _f(vs[S])) for S in known]
+            M, others = len(used), [i for i in used if i != j]
+            sets, nums = [], []
+            for r in range(M):
+                wt = f"{math.factorial(r) * math.factorial(M - r - 1)}/{math.factorial(M)}"
+                for S in combinations(others, r):
+                    Sj = tuple(sorted(S + (j,)))
+                    sets.append(f"{wt}·[{name(Sj)} − {name(S)}]")
+                    nums.append(f"{wt}·({_f(vs[Sj])} − {_f(vs[S])})")
+            lines += [(f"φ_{feature}", " + ".join(sets)), ("", " + ".join(nums))]
+        lines += [("", _f(exact))]
+    sol = _worked(f"tree {tree}'s {method} contribution of {feature}", lines, exact)
+    q = f"work out tree {tree}'s {method} contribution of {feature} to this row's margin"
+    leaf_minus_bias = float(t.predict(v.reshape(1, -1))[0]) - bias
+    slips = [
+        (other, f'that is the {"SHAP" if method == "path" else "path (Saabas)"} value; '
+         f'this asks for method="{method}".'),
+        (-exact, "the sign: a contribution is (value with the feature known) − (without)."),
+        (leaf_minus_bias, "that is the whole tree's change, leaf − E[tree]; share it out."),
+    ]  # fmt: skip
+    return _result("φ", answer, exact, exact, tol, sol, q, slips)
+
+
+def recovered(
+    answer, what, value=None, learning_rate=None, weight=None, H=None, reg_lambda=None,
+    loss_chg=None, gamma=None, tol=None,
+):  # fmt: skip
+    """Check a tutorial number recovered from what another library stores:
+    ``what="weight"``: w* = value / η (a stored leaf value is η·w*); ``"G"``: G = −w*(H + λ)
+    (from w* = −G/(H+λ), H = the cover); ``"gain"``: seed 000's gain = ½(loss_chg − gamma)
+    (XGBoost's gain is loss_chg: no ½, γ not subtracted; its ``gamma`` is twice seed 000's γ)."""
+    need = {"weight": dict(value=value, learning_rate=learning_rate),
+            "G": dict(weight=weight, H=H, reg_lambda=reg_lambda),
+            "gain": dict(loss_chg=loss_chg, gamma=gamma)}  # fmt: skip
+    if what not in need:
+        raise ValueError(f'what must be "weight", "G" or "gain"; got {what!r}')
+    if any(a is None for a in need[what].values()):
+        raise ValueError(f"what={what!r} needs {', '.join(k + '=' for k in need[what])}")
+    if what == "weight":
+        v, eta = float(value), float(learning_rate)
+        exact = v / eta
+        lines = [("w*", "value / η"), ("", f"{_f(v)} / {_f(eta)}")]
+        slips = [(v * eta, "divide by η: the stored value is η·w* already."),
+                 (v, "the stored value still holds η: w* = value / η.")]  # fmt: skip
+    elif what == "G":
+        w, h, lam = float(weight), float(H), float(reg_lambda)
+        exact = -w * (h + lam)
+        lines = [("G", "−w*·(H + λ), from w* = −G/(H + λ)")]
+        lines += [("", f"−{_n(w, 3)} × ({_f(h)} + {_f(lam)})")]
+        slips = [(w * (h + lam), "the sign: w* = −G/(H+λ), so G = −w*(H+λ)."),
+                 (-w * h, "λ is missing: G = −w*(H + λ)."),
+                 (_div(-w, h + lam), "solve w* = −G/(H+λ) for G: multiply by H + λ.")]  # fmt: skip
+    else:
+        lc, g = float(loss_chg), float(gamma)
+        exact = 0.5 * (lc - g)
+        lines = [("gain", "½(loss_chg − gamma): seed 000's γ is gamma / 2")]
+        lines += [("", f"½({_f(lc)} − {_f(g)})")]
+        slips = [(lc - g, "the ½ is missing: seed 000's Gain is ½[…] − γ."),
+                 (0.5 * lc, "γ is missing: the gain pays for the extra leaf."),
+                 (0.5 * lc - g, "γ subtracted whole: seed 000's γ is gamma / 2."),
+                 (lc, "that is XGBoost's gain as stored; seed 000's is ½(… − gamma).")]  # fmt: skip
+    sol = _worked(f"{what} recovered from a stored model", lines + [("", _f(exact))], exact)
+    q = f"recover {what} from the numbers a model file stores"
+    return _result("w*" if what == "weight" else what, answer, exact, exact, tol, sol, q, slips)
 
 
 def epoch(answer, model, column, row, tol=None, precision=3):
@@ -276,152 +452,4 @@ def epoch(answer, model, column, row, tol=None, precision=3):
     ``column``: e.g. ``"ep_1_residual"``, ``"ep_1_leaf_output"``, ``"ep_2_prob"``;
     ``row``: the instance (0-based, as in the table).
     """
-    if not hasattr(model, "trace_"):
-        raise ValueError("the model has no training trace (trace_); fit it first")
-    m = _COLUMN.match(str(column))
-    table = model.trace_.epochs()
-    if m is None or column not in table.columns:
-        raise ValueError(f"unknown column {column!r}; the table has {list(table.columns)}")
-    if not isinstance(row, (int, np.integer)) or not 0 <= row < len(table):
-        raise ValueError(f"row must be from 0 to {len(table) - 1}; got {row!r}")
-    k, kind = int(m.group(1)), m.group(2)
-    exact = float(table.at[row, column])
-    p = precision
-    clf = bool(model.loss_.is_classification)
-    L = explain._line
-    n, r = explain._n, explain._r
-    title = f"{column}, row {row}"
-    q = f"work out {column} of row {row} in the epoch table (model.trace_.epochs())"
-    video = "probabilities rounded to one decimal (the video's 0.7 for 2/3): keep them exact."
-    slips = []
-    if kind == "pre" and k == 0:
-        base = float(model.base_score_)
-        if clf:
-            lines = [
-                L(
-                    "ep_0_pre",
-                    f"F₀ = log(odds) = log({r(base, p)} / (1 − {r(base, p)}))",
-                    r"\text{ep\_0\_pre}",
-                    rf"F_0 = \log\frac{{{r(base, p)}}}{{1 - {r(base, p)}}}",
-                ),
-                L("", r(exact, p), "", r(exact, p)),
-            ]
-            notes = ["base_score is the probability every row starts from"]
-            if model.trace_.n_rounds:
-                y = model.trace_.instances(1)["y"].to_numpy()
-                n1, n0 = int((y == 1).sum()), int((y == 0).sum())
-                if n0 and n1 and abs(base - n1 / len(y)) < 1e-6:
-                    notes = [
-                        f"base_score is the share of rows with y = 1, {n1} of {len(y)}, so "
-                        f"F₀ = log({n1}/{n0}) (seed 004)"
-                    ]
-        else:
-            lines = [
-                L(
-                    "ep_0_pre",
-                    f"F₀ = base_score = {r(exact, p)}",
-                    r"\text{ep\_0\_pre}",
-                    rf"F_0 = {r(exact, p)}",
-                )
-            ]
-            notes = []
-        hand = _r2(exact)
-    elif kind == "prob":
-        pre = float(table.at[row, f"ep_{k}_pre"])
-        lines = [
-            L(
-                column,
-                f"σ(ep_{k}_pre) = 1 / (1 + e^−{n(pre, p)})",
-                rf"\text{{{explain._tex_text(column)}}}",
-                rf"\sigma(\text{{ep\_{k}\_pre}}) = \frac{{1}}{{1 + e^{{-{n(pre, p)}}}}}",
-            ),
-            L("", r(exact, p), "", r(exact, p)),
-        ]
-        notes = []
-        hand = float(sigmoid(_r2(pre)))
-        slips = [(round(exact, 1), video)]
-    elif kind == "residual":
-        y = float(model.trace_.instances(k)["y"].iloc[row])
-        prev = f"ep_{k - 1}_prob" if clf else f"ep_{k - 1}_pre"
-        pv = float(table.at[row, prev])
-        lines = [
-            L(
-                column,
-                f"y − {prev} = {r(y, p)} − {n(pv, p)}",
-                rf"\text{{{explain._tex_text(column)}}}",
-                rf"y - \text{{{explain._tex_text(prev)}}} = {r(y, p)} - {n(pv, p)}",
-            ),
-            L("", r(exact, p), "", r(exact, p)),
-        ]
-        notes = [
-            "residual = observed − predicted probability (seed 004)"
-            if clf
-            else "residual = observed − prediction"
-        ]
-        hand = y - _r2(pv)
-        slips = [(pv - y, "the sign: the residual is y − prediction, not prediction − y.")]
-        slips += [(y - round(pv, 1), video)] if clf else []
-    elif kind == "leaf_index":
-        leaf_id = int(table.at[row, column])
-        ex = explain.Explanation(
-            title,
-            [L(column, str(leaf_id), r"\text{leaf}", str(leaf_id))],
-            float(leaf_id),
-            [],
-            {},
-            intro=[_route(model.trees_[k - 1], leaf_id, k)],
-        )
-        t = 0.0 if tol is None else tol
-        return _result("leaf", answer, float(leaf_id), float(leaf_id), t, ex, q)
-    elif kind == "leaf_output":
-        tree = model.trees_[k - 1]
-        leaf_id = int(table.at[row, f"ep_{k}_leaf_index"])
-        sol = explain.leaf(model, k, leaf_id, p)
-        prm = model.params_
-        hand = _hand_leaf(tree.G[leaf_id], tree.H[leaf_id], prm.reg_lambda, prm.reg_alpha)
-        sol.title = f"{column}, row {row}: the row reaches leaf {leaf_id} of tree {k}. " + sol.title
-        if clf and k == 1:  # the video's slip: p0 = 2/3 rounded to 0.7 before the leaf formula
-            rows = (table[f"ep_{k}_leaf_index"] == leaf_id).to_numpy()
-            y = model.trace_.instances(k)["y"].to_numpy()[rows]
-            p1 = table[f"ep_{k - 1}_prob"].to_numpy()[rows].round(1)
-            lam = 0.0 if explain._is_gbdt(model) else prm.reg_lambda
-            slips = [(_div(np.sum(y - p1), np.sum(p1 * (1 - p1)) + lam), video)]
-        return _result(column, answer, exact, hand, tol, sol, q, slips)
-    else:  # ep_k_pre, k >= 1
-        before = float(table.at[row, f"ep_{k - 1}_pre"])
-        out = float(table.at[row, f"ep_{k}_leaf_output"])
-        eta = model.trees_[k - 1].learning_rate
-        lines = [
-            L(
-                column,
-                f"ep_{k - 1}_pre + η × ep_{k}_leaf_output",
-                rf"\text{{{explain._tex_text(column)}}}",
-                rf"\text{{ep\_{k - 1}\_pre}} + \eta \times \text{{ep\_{k}\_leaf\_output}}",
-            ),
-            L(
-                "",
-                f"{n(before, p)} + {r(eta, 6)} × {n(out, p)}",
-                "",
-                rf"{n(before, p)} + {r(eta, 6)} \times {n(out, p)}",
-            ),
-            L("", r(exact, p), "", r(exact, p)),
-        ]
-        notes = []
-        hand = _r2(before) + eta * _r2(out)
-        slips = [
-            (before + eta * eta * out, "the learning rate applied twice: η once, to the leaf."),
-            (before + out, "the learning rate is missing: add η × the leaf output."),
-        ]
-    ex = explain.Explanation(title, lines, exact, notes, {column: exact})
-    return _result(column, answer, exact, hand, tol, ex, q, slips)
-
-
-def _route(tree, leaf_id, k):
-    """The rules answered on the way from the root of tree k to ``leaf_id``."""
-    steps, i = [], int(leaf_id)
-    while tree.parent[i] >= 0:
-        a = int(tree.parent[i])
-        steps.append(f"{split_rule(tree, a)}? {'yes' if int(tree.left[a]) == i else 'no'}")
-        i = a
-    route = "; ".join(reversed(steps)) or "(a single leaf)"
-    return f"tree {k}: {route} → leaf {leaf_id}"
+    return _epoch(answer, model, column, row, tol, precision)

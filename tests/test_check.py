@@ -1,5 +1,6 @@
 """The answer checker accepts two-decimal hand arithmetic and rejects the usual mistakes."""
 
+import numpy as np
 import pytest
 
 import teachgbt.check as C
@@ -175,3 +176,93 @@ def test_troll2_slips(troll):
     ep = troll.trace_.epochs()
     twice = ep.at[0, "ep_0_pre"] + 0.64 * ep.at[0, "ep_1_leaf_output"]
     assert "applied twice" in C.epoch(twice, troll, "ep_1_pre", 0).slip
+
+
+def test_softmax_probability_and_its_slips():
+    F = [1.0, 0.0, -1.0]
+    exact = np.e / (np.e + 1 + np.exp(-1))  # 0.665
+    assert C.softmax_probability(round(exact, 2), F, 0).correct
+    assert C.softmax_probability(exact, [f + 5 for f in F], 0).correct  # a shift changes nothing
+    for wrong, slip in ((0.73, "σ(F_k)"), (1 / 3, "1/K"), (np.e / (1 + np.exp(-1)), "own term")):
+        r = C.softmax_probability(wrong, F, 0)
+        assert not r.correct and slip in r.slip, wrong
+    with pytest.raises(ValueError, match="class_ must be a class index from 0 to 2"):
+        C.softmax_probability(0.5, F, 3)
+
+
+def test_softmax_gradient_and_hessian_are_xgboosts():
+    F, y, k = [0.33, 0.04, -0.37], 2, 2
+    p = np.exp(F[k]) / np.exp(F).sum()
+    assert C.gradient(round(p - 1, 2), y, F, loss="softmax", class_=k).correct
+    assert C.gradient(round(p, 2), 0, F, loss="softmax", class_=k).correct  # not its class: y_k = 0
+    h = C.gradient(round(p * (1 - p), 2), y, F, loss="softmax", order=2, class_=k)
+    assert not h.correct and "XGBoost doubles it" in h.slip
+    assert C.gradient(round(2 * p * (1 - p), 2), y, F, loss="softmax", order=2, class_=k).correct
+    sig = 1 / (1 + np.exp(-F[k]))
+    assert "not σ(F_k)" in C.gradient(sig - 1, y, F, loss="softmax", class_=k).slip
+    assert "y − p" in C.gradient(1 - p, y, F, loss="softmax", class_=k).slip
+
+
+def test_vote_error_is_the_binomial_sum_with_ties_as_half():
+    from teachgbt.plot import majority_vote_error
+
+    assert C.vote_error(0.216, 0.3, 3).correct and C.vote_error(0.026, 0.3, 21).correct
+    for n in (1, 2, 4, 5, 10, 21):
+        for p in (0.1, 0.45, 0.6):
+            assert C.vote_error(None, p, n).expected == pytest.approx(majority_vote_error(p, n))
+    early = C.vote_error(1 - 0.7**3, 0.3, 3)  # from ⌊n/2⌋ = 1 instead of 2
+    assert not early.correct and "one too early" in early.slip
+    assert "half" in C.vote_error(0.0837, 0.3, 4).slip  # the tie left out
+    assert "C(n, k)" in C.vote_error(0.3**2 * 0.7 + 0.3**3, 0.3, 3).slip
+    with pytest.raises(ValueError, match="whole number"):
+        C.vote_error(0.1, 0.3, 2.5)
+
+
+@pytest.fixture(scope="module")
+def ice_cream_tree():
+    """One depth-2 tree on two features, squared error, λ = 0: covers are row counts."""
+    import pandas as pd
+
+    import teachgbt as tg
+
+    X = pd.DataFrame({"sunny": [0, 0, 0, 1, 1, 1, 1, 1], "weekend": [0, 1, 1, 0, 0, 1, 1, 1]})
+    y = np.array([10, 20, 24, 30, 34, 50, 56, 62.0])
+    params = dict(n_estimators=1, max_depth=2, learning_rate=1.0, reg_lambda=0, base_score=0)
+    return X, tg.BoostingRegressor(**params).fit(X, y)
+
+
+def test_contribution_worked_by_hand(ice_cream_tree):
+    import teachgbt as tg
+
+    X, model = ice_cream_tree
+    # leaves 10 (1 row), 22 (2), 32 (2), 56 (3); E[root] = 35.75, E[not sunny] = 18,
+    # E[sunny] = 46.4; the cloudy weekday: v({weekend}) = (3·10 + 5·32)/8 = 23.75
+    shap = 0.5 * (18 - 35.75) + 0.5 * (10 - 23.75)  # -15.75
+    assert C.contribution(shap, model, X.iloc[[0]], "sunny").correct
+    assert C.contribution(32 - 46.4, model, X.iloc[3], "weekend", method="path").correct
+    saabas = C.contribution(18 - 35.75, model, X.iloc[0], "sunny")
+    assert not saabas.correct and "path (Saabas)" in saabas.slip
+    assert "sign" in C.contribution(15.75, model, X.iloc[0], "sunny").slip
+    both = tg.explain.contributions(model, X)
+    for row in range(len(X)):
+        for f in ("sunny", "weekend"):
+            assert C.contribution(None, model, X.iloc[row], f).expected == pytest.approx(
+                both.at[row, f]
+            )
+    with pytest.raises(ValueError, match="unknown feature 'rain'"):
+        C.contribution(1.0, model, X.iloc[0], "rain")
+    with pytest.raises(ValueError, match="round from 1 to 1"):
+        C.contribution(1.0, model, X.iloc[0], "sunny", tree=2)
+
+
+def test_recovered_from_a_stored_model():
+    assert C.recovered(0.5, "weight", value=0.15, learning_rate=0.3).correct
+    assert "divide by η" in C.recovered(0.045, "weight", value=0.15, learning_rate=0.3).slip
+    assert C.recovered(-2.0, "G", weight=0.5, H=3.0, reg_lambda=1.0).correct
+    assert "λ is missing" in C.recovered(-1.5, "G", weight=0.5, H=3.0, reg_lambda=1.0).slip
+    assert "sign" in C.recovered(2.0, "G", weight=0.5, H=3.0, reg_lambda=1.0).slip
+    assert C.recovered(1.0, "gain", loss_chg=3.0, gamma=1.0).correct
+    assert "gamma / 2" in C.recovered(0.5, "gain", loss_chg=3.0, gamma=1.0).slip
+    assert "½ is missing" in C.recovered(2.0, "gain", loss_chg=3.0, gamma=1.0).slip
+    with pytest.raises(ValueError, match="needs loss_chg=, gamma="):
+        C.recovered(1.0, "gain", loss_chg=3.0)

@@ -289,3 +289,12 @@ def test_cli_train_and_predict(three, tmp_path):
     assert list(out["prediction"]) == list(clf.predict(df.drop(columns="kind")))
     np.testing.assert_allclose(out[[f"prob_{c}" for c in clf.classes_]], clf.predict_proba(X))
     np.testing.assert_allclose(out["margin_dog"], clf.decision_function(X)[:, 3], atol=1e-6)
+
+
+def test_class_tables_take_labels_of_object_dtype(three):
+    X, labels, _ = three
+    objects = labels.astype(object)  # as a pandas column of strings holds them: Python str
+    clf = tg.BoostingClassifier(n_estimators=1, max_depth=1).fit(X, objects)
+    assert clf.trace_.instances(1, class_=1)["y"].sum() == np.sum(labels == "bee")
+    with pytest.raises(ValueError, match=r"class_= one of 0 \('ant'\)"):
+        clf.trace_.nodes(1)

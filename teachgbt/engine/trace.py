@@ -90,7 +90,7 @@ class Trace:
                 )
             return 0
         valid = list(range(self._K))
-        labels = ", ".join(f"{k} ({self._model.classes_[k].tolist()!r})" for k in valid)
+        labels = ", ".join(f"{k} ({np.asarray(self._model.classes_[k]).tolist()!r})" for k in valid)
         if class_ is None:
             raise ValueError(
                 f"this model has {self._K} classes and one tree per class each round: "
