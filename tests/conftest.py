@@ -1,6 +1,14 @@
 """Fixtures the test files share."""
 
-import pytest
+import os
+
+# XGBoost, LightGBM and scikit-learn each run OpenMP threads that spin while they wait;
+# on a small machine the spinning threads of one library starve the next one (a 0.1 s
+# HistGradientBoosting fit took 5 to 20 s after XGBoost and LightGBM had run). Passive
+# waiting must be chosen before any OpenMP runtime starts: here, before the imports.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import pytest  # noqa: E402
 
 import teachgbt as tg
 from teachgbt.datasets import troll2_xy

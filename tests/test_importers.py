@@ -273,17 +273,6 @@ def test_imported_model_is_a_fitted_model(imported, which, tmp_path):
 
 
 # ---------------------------------------------------------------------------- refusals
-def test_multiclass_is_refused_naming_the_class_count():
-    X, y = _data(True)
-    y3 = y + (X[:, 4] > 1)
-    with pytest.raises(ValueError, match="3 classes.*multiclass support"):
-        tg.from_xgboost(xgb.XGBClassifier(n_estimators=2, n_jobs=1).fit(X, y3))
-    with pytest.raises(ValueError, match="3 classes.*multiclass support"):
-        tg.from_lightgbm(lgb.LGBMClassifier(n_estimators=2, verbose=-1, n_jobs=1).fit(X, y3))
-    with pytest.raises(ValueError, match="3 classes.*multiclass support"):
-        tg.from_sklearn(ensemble.HistGradientBoostingClassifier(max_iter=2).fit(X, y3))
-
-
 def test_other_objectives_and_boosters_are_refused():
     X, y = _data(False)
     with pytest.raises(ValueError, match="reg:absoluteerror"):

@@ -100,7 +100,9 @@ def from_xgboost(model, reg_lambda=None, learning_rate=None, gamma=None):
 
     ``model``: an ``xgboost.Booster``, an ``XGBClassifier``/``XGBRegressor``, or the path
     of a ``.json``/``.ubj`` model file (reading a file does not need XGBoost). Objectives
-    ``binary:logistic`` and ``reg:squarederror``.
+    ``binary:logistic``, ``reg:squarederror`` and, for K ≥ 3 classes, ``multi:softprob`` /
+    ``multi:softmax`` (a softmax classifier; its ``base_score_`` is the K start margins
+    the file stores, used as they are; ``tree_info`` gives each tree's ``class_``).
 
     Each tree keeps XGBoost's node ids (pruned nodes dropped) and statistics: ``value``
     (the leaf value, already × η), ``H`` (``sum_hessian``), ``loss_chg``
@@ -130,7 +132,9 @@ def from_lightgbm(model, reg_lambda=None, learning_rate=None, gamma=None):
 
     ``model``: a ``lightgbm.Booster``, an ``LGBMClassifier``/``LGBMRegressor``, or the
     path of a model ``.txt`` (reading a file does not need LightGBM). Objectives
-    ``binary`` and ``regression`` (L2).
+    ``binary``, ``regression`` (L2) and ``multiclass`` (softmax; tree round·K + class is
+    round's class k, the K initial scores come out of the first round's trees).
+    ``multiclassova`` (one-vs-all sigmoids) is refused.
 
     LightGBM's rule ``x ≤ t`` becomes ``x < t'``, t' the next float32 above t's float32
     floor (the same routing for every float32 input; the original threshold is kept in
@@ -156,8 +160,9 @@ def from_lightgbm(model, reg_lambda=None, learning_rate=None, gamma=None):
 
 def from_sklearn(model):
     """A scikit-learn ``GradientBoostingClassifier``/``Regressor`` or
-    ``HistGradientBoostingClassifier``/``Regressor`` (binary or squared error) as a
-    fitted teachgbt model.
+    ``HistGradientBoostingClassifier``/``Regressor`` (log loss with 2 or K ≥ 3 classes,
+    or squared error) as a fitted teachgbt model. With K ≥ 3 classes round m, class k is
+    ``estimators_[m, k]`` / ``_predictors[m][k]`` and ``base_score_`` the K start margins.
 
     GradientBoosting trees become ``algorithm="gbdt"`` trees: ``weight`` is the leaf's
     Newton step (not × the learning rate), ``value`` = η·weight, thresholds ``x ≤ t``

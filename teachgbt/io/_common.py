@@ -2,10 +2,10 @@
 library's node arrays to a ``tg.Tree``, the ``x ≤ t`` → ``x < t'`` threshold conversion,
 and the one place that builds the fitted teachgbt model (``from_trees``).
 
-An importer reads the other library's trees into ``Imported`` and calls ``build``. A
-model of K ≥ 3 classes is refused by ``refuse_multiclass`` for now; ``Imported.trees``
-is a flat list in the library's order, and ``tree_class`` (one class index per tree)
-is already filled in, so that per-class trees slot in when multiclass models arrive.
+An importer reads the other library's trees into ``Imported`` and calls ``build``.
+``Imported.trees`` is a flat list in boosting order; with K ≥ 3 classes that is round by
+round, one tree per class (the order of all three libraries), ``tree_class`` says each
+tree's class and ``base_score`` holds the K starting margins.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ __all__ = [
     "build",
     "make_tree",
     "le_to_lt",
-    "refuse_multiclass",
+    "multiclass_order",
     "unknown_count",
 ]
 
@@ -44,24 +44,31 @@ class Imported:
     source: str  # what was read: "xgboost.Booster", "model file m.json", ...
     is_classifier: bool
     trees: list  # tg.Tree objects in the library's order
-    base_score: float  # in prediction space: a probability for a classifier
+    base_score: float | list  # a probability (binary), a number (regression), K margins
     n_features: int
     params: dict  # teachgbt constructor parameters (learning_rate, reg_lambda, gamma, ...)
     feature_names: list | None = None
     classes: list | None = None
     best_iteration: int | None = None
-    tree_class: list = field(default_factory=list)  # the class of each tree (all 0 for now)
+    tree_class: list = field(default_factory=list)  # the class of each tree (0 unless K ≥ 3)
     notes: list = field(default_factory=list)  # assumptions and what could not be recovered
 
 
-def refuse_multiclass(library, n_classes):
-    """Multiclass models are refused until teachgbt's multiclass estimators exist."""
-    if n_classes > 2:
+def multiclass_order(library, n_trees, n_classes, tree_class=None):
+    """The class of each tree of a K-class model whose trees go round by round, one per
+    class (tree i is class i mod K); ``tree_class``, when the file states it, must agree."""
+    if n_trees % n_classes:
         raise ValueError(
-            f"this {library} model is a multiclass model with {n_classes} classes; teachgbt "
-            "imports binary classifiers and regressors for now. Multiclass import comes "
-            "with multiclass support"
+            f"this {library} model has {n_trees} trees for {n_classes} classes: not whole "
+            "rounds of one tree per class"
         )
+    expected = [i % n_classes for i in range(n_trees)]
+    if tree_class is not None and [int(k) for k in tree_class] != expected:
+        raise ValueError(
+            f"this {library} model's trees are not round by round, one per class "
+            f"(tree classes {list(tree_class)[: 2 * n_classes]}...)"
+        )
+    return expected
 
 
 def unknown_count(n_nodes):
@@ -159,11 +166,15 @@ def make_tree(
 def build(imp):
     """The fitted teachgbt model an ``Imported`` describes."""
     cls = BoostingClassifier if imp.is_classifier else BoostingRegressor
+    n_classes = len(np.atleast_1d(imp.base_score))
+    for i, (tree, k) in enumerate(zip(imp.trees, imp.tree_class or [0] * len(imp.trees))):
+        tree.round = i // n_classes + 1
+        tree.class_ = int(k) if n_classes > 1 else None
     model = cls.from_trees(
         imp.trees,
         base_score=imp.base_score,
         feature_names=imp.feature_names,
-        classes=imp.classes,
+        classes=list(range(n_classes)) if imp.classes is None and n_classes > 1 else imp.classes,
         n_features=imp.n_features,
         best_iteration=imp.best_iteration,
         **imp.params,
@@ -201,7 +212,8 @@ def probe_rows(trees, n_features, seed=0, missing=True):
         split = ~tree.is_leaf
         own = tree.extra.get("threshold_le", tree.threshold)
         for j, t in zip(tree.feature[split], own[split]):
-            cuts[j].append(t)
+            if np.isfinite(t):  # HistGradientBoosting splits NaN off with x ≤ inf
+                cuts[j].append(t)
     for j, c in enumerate(cuts):
         if c:
             pick = np.asarray(c)[rng.integers(len(c), size=_PROBE_ROWS)]
@@ -223,7 +235,7 @@ def self_check(model, library_margin, library):
     )
     ours = model.decision_function(X)
     try:
-        theirs = np.asarray(library_margin(X), dtype=np.float64).reshape(-1)
+        theirs = np.asarray(library_margin(X), dtype=np.float64).reshape(ours.shape)
     except Exception as e:  # the check is a safety net: it must not stop an import
         warnings.warn(
             f"could not compare the imported margins with {library}'s own ({e})",

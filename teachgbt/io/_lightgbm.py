@@ -10,6 +10,11 @@ and the tree's
 ``shrinkage``; the training parameters follow in a ``parameters:`` section. LightGBM
 adds its initial score into every value of the first tree and stamps it shrinkage=1;
 teachgbt takes it out again (the first tree's root value) and shows it as the base score.
+
+Multiclass (``multiclass``, softmax over K classes): ``num_tree_per_iteration`` = K trees
+a round, tree index = round·K + class; the initial score of class k (log of its share,
+not centred) is folded into tree k of the first round. ``multiclassova`` (K separate
+one-vs-all sigmoids, whose probabilities do not sum to 1) is refused: it is not softmax.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import warnings
 import numpy as np
 
 from ..losses import sigmoid
-from ._common import ImportAssumptionWarning, Imported, le_to_lt, make_tree, refuse_multiclass
+from ._common import ImportAssumptionWarning, Imported, le_to_lt, make_tree, multiclass_order
 
 __all__ = ["read_lightgbm", "lightgbm_source"]
 
@@ -29,6 +34,11 @@ _PARAM_NAMES = {
     "learning_rate": "learning_rate",
     "reg_lambda": "lambda_l2",
     "gamma": "min_gain_to_split",
+}
+_OBJECTIVE = {
+    "binary": "binary:logistic",
+    "regression": "reg:squarederror",
+    "multiclass": "multi:softprob",
 }
 _MISSING_NONE, _MISSING_ZERO, _MISSING_NAN = 0, 1, 2
 _SPLIT_KEYS = (
@@ -232,6 +242,17 @@ def _float(params, key, default):
         ) from None
 
 
+def _initial_score(first, p, lp):
+    """The initial score LightGBM folded into a first-round tree (0 if none): it stamps
+    such a tree shrinkage=1; its root value is the initial score."""
+    if float(first.get("shrinkage", 1)) != 1.0 or (
+        p["learning_rate"] == 1.0 and not _float(lp, "boost_from_average", 1)
+    ):
+        return 0.0
+    key = "internal_value" if int(first.get("num_leaves", 1)) > 1 else "leaf_value"
+    return float(_numbers(first, key, 0)[0])
+
+
 def read_lightgbm(text, source="model file", classes=None, **given):
     """``Imported`` from a LightGBM model text."""
     header, trees, lp = _sections(text)
@@ -239,26 +260,37 @@ def read_lightgbm(text, source="model file", classes=None, **given):
         raise ValueError("not a complete LightGBM model: its header lacks version or objective")
     objective = header["objective"].split()
     name = objective[0] if objective else ""
-    if name in ("multiclass", "multiclassova", "softmax"):
-        k = [int(o.split(":")[1]) for o in objective if o.startswith("num_class:")]
-        refuse_multiclass("LightGBM", k[0] if k else int(header.get("num_class", 3)))
+    if name in ("multiclassova", "multiclass_ova", "ova", "ovr"):
+        raise ValueError(
+            f"this LightGBM model's objective is {header['objective']!r}: one-vs-all, K "
+            "separate sigmoids whose probabilities do not sum to 1. teachgbt's multiclass "
+            "model is softmax; train with objective='multiclass' to import it"
+        )
+    K = int(header.get("num_tree_per_iteration", 1))
+    if name in ("multiclass", "softmax"):
+        stated = [int(o.split(":")[1]) for o in objective if o.startswith("num_class:")]
+        if K < 3 or (stated and stated[0] != K):
+            raise ValueError(f"this LightGBM multiclass model has {K} trees a round: corrupted?")
+        name = "multiclass"
     if name == "binary" and "sigmoid:1" not in objective:
         raise ValueError(
             f"this LightGBM model's objective is {header['objective']!r}; "
             "teachgbt imports binary with sigmoid:1"
         )
-    if name not in ("binary", "regression") or (name == "regression" and len(objective) > 1):
+    if name not in ("binary", "regression", "multiclass") or (
+        name == "regression" and len(objective) > 1
+    ):
         raise ValueError(
             f"this LightGBM model's objective is {header['objective']!r}; teachgbt "
-            "imports 'binary' and 'regression' (L2) (multiclass later)"
+            "imports 'binary', 'regression' (L2) and 'multiclass' (softmax)"
         )
     if "average_output" in header or lp.get("boosting", "gbdt") in ("rf", "random_forest", "dart"):
         raise ValueError(
             f"this LightGBM model uses boosting={lp.get('boosting', 'rf')!r}; "
             "teachgbt imports gbdt (and goss) models"
         )
-    if int(header.get("num_tree_per_iteration", 1)) != 1:
-        refuse_multiclass("LightGBM", int(header["num_tree_per_iteration"]))
+    if K != 1 and name != "multiclass":
+        raise ValueError(f"this LightGBM {name} model has {K} trees a round: not supported")
     n_features = int(header.get("max_feature_idx", -1)) + 1
     names = header.get("feature_names", "").split() or None
     if names is not None and len(names) != n_features:
@@ -285,20 +317,14 @@ def read_lightgbm(text, source="model file", classes=None, **given):
     p["G_recoverable"] = not (l1 or mds > 0 or smooth)
     if not p["G_recoverable"]:
         notes.append("G is not recoverable: lambda_l1, max_delta_step or path_smooth shaped w*")
-    is_clf = name == "binary"
-    bias = 0.0
-    if (
-        trees
-        and float(trees[0].get("shrinkage", 1)) == 1.0
-        and (p["learning_rate"] != 1.0 or _float(lp, "boost_from_average", 1))
-    ):
-        first = trees[0]
-        key = "internal_value" if int(first.get("num_leaves", 1)) > 1 else "leaf_value"
-        bias = float(_numbers(first, key, 0)[0])
-    out = [_tree(t, k, p, n_features, names, bias if k == 0 else 0.0) for k, t in enumerate(trees)]
+    is_clf = name in ("binary", "multiclass")
+    bias = [_initial_score(t, p, lp) for t in trees[:K]] + [0.0] * (K - len(trees[:K]))
+    out = [
+        _tree(t, k, p, n_features, names, bias[k] if k < K else 0.0) for k, t in enumerate(trees)
+    ]
     max_depth = int(_float(lp, "max_depth", -1))
     params = {
-        "objective": "binary:logistic" if is_clf else "reg:squarederror",
+        "objective": _OBJECTIVE[name],
         "tree_method": "hist",
         "learning_rate": p["learning_rate"],
         "reg_lambda": p["reg_lambda"],
@@ -315,12 +341,12 @@ def read_lightgbm(text, source="model file", classes=None, **given):
         source=source,
         is_classifier=is_clf,
         trees=out,
-        base_score=float(sigmoid(bias)) if is_clf else bias,
+        base_score=bias if K > 1 else float(sigmoid(bias[0])) if is_clf else bias[0],
         n_features=n_features,
         params=params,
         feature_names=names,
         classes=classes if is_clf else None,
-        tree_class=[0] * len(out),
+        tree_class=multiclass_order("LightGBM", len(out), K) if K > 1 else [0] * len(out),
         notes=notes,
     )
 
@@ -336,8 +362,6 @@ def lightgbm_source(model, **given):
         return read_lightgbm(text, f"model file {os.fspath(model)}", **given), None
     classes = None
     if hasattr(model, "booster_"):  # LGBMClassifier / LGBMRegressor
-        if len(getattr(model, "classes_", [0, 1])) > 2:
-            refuse_multiclass("LightGBM", len(model.classes_))
         if getattr(model, "classes_", None) is not None:
             classes = np.asarray(model.classes_).tolist()
         source = type(model).__name__

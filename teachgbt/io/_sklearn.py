@@ -12,6 +12,11 @@
   not (the root's is 0); ``gain`` is loss_chg (no ½). Hessian sums are not stored: H is
   known for the squared-error regressor only, where every h is 1 (H = n, unit sample
   weights assumed), and then G = −w*·(H+λ) on leaves and sums of them on splits.
+* K ≥ 3 classes (multinomial log loss): round m, class k is ``estimators_[m, k]`` /
+  ``_predictors[m][k]``, in the order teachgbt keeps (round by round, one tree per class).
+  GradientBoosting's start is ``_raw_predict_init``: the log class priors, centred
+  (log π_k − mean_j log π_j, scikit-learn 1.9); HistGradientBoosting's is
+  ``_baseline_prediction`` ((1, K) or (K,)). Both are the K starting margins.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..losses import sigmoid
-from ._common import Imported, le_to_lt, make_tree, refuse_multiclass
+from ._common import Imported, le_to_lt, make_tree, multiclass_order
 
 __all__ = ["sklearn_source"]
 
@@ -32,10 +37,13 @@ def _names(model):
 
 
 def _classes(model, is_clf):
-    if not is_clf:
-        return None
-    refuse_multiclass("scikit-learn", len(model.classes_))
-    return np.asarray(model.classes_).tolist()
+    return np.asarray(model.classes_).tolist() if is_clf else None
+
+
+def _objective(is_clf, n_classes):
+    if n_classes >= 3:
+        return "multi:softprob"
+    return "binary:logistic" if is_clf else "reg:squarederror"
 
 
 def _sums_up(left, right, G, order):
@@ -108,12 +116,17 @@ def _gradient_boosting(model):
     if model.loss not in _GB_LOSSES or _GB_LOSSES[model.loss] != is_clf:
         raise ValueError(
             f"this {type(model).__name__} uses loss={model.loss!r}; teachgbt "
-            "imports log_loss (binary) and squared_error"
+            "imports log_loss and squared_error"
         )
     classes = _classes(model, is_clf)
+    K = len(classes) if is_clf and len(classes) >= 3 else 1
     init = model.init_
     if isinstance(init, str) and init == "zero":
         base_score = 0.5 if is_clf else 0.0
+        base_score = [0.0] * K if K > 1 else base_score
+    elif K > 1 and hasattr(init, "class_prior_"):  # the raw start does not depend on X
+        zero = np.zeros((1, int(model.n_features_in_)), dtype=np.float32)
+        base_score = np.asarray(model._raw_predict_init(zero), dtype=np.float64)[0].tolist()
     elif is_clf and hasattr(init, "class_prior_"):
         base_score = float(init.class_prior_[1])
     elif not is_clf and hasattr(init, "constant_"):
@@ -125,11 +138,15 @@ def _gradient_boosting(model):
         )
     n_features, names = int(model.n_features_in_), _names(model)
     lr = float(model.learning_rate)
-    trees = [_gb_tree(est[0], lr, is_clf, n_features, names) for est in model.estimators_]
+    trees = [
+        _gb_tree(est[k], lr, is_clf, n_features, names)
+        for est in model.estimators_
+        for k in range(K)
+    ]
     params = {
         "algorithm": "gbdt",
         "tree_method": "exact",
-        "objective": "binary:logistic" if is_clf else "reg:squarederror",
+        "objective": _objective(is_clf, K),
         "learning_rate": lr,
         "max_depth": int(model.max_depth or 0),
         "max_leaves": model.max_leaf_nodes,
@@ -147,7 +164,7 @@ def _gradient_boosting(model):
         names,
         classes,
         None,
-        [0] * len(trees),
+        multiclass_order("scikit-learn", len(trees), K) if K > 1 else [0] * len(trees),
         notes,
     )
 
@@ -204,9 +221,10 @@ def _hist_gradient_boosting(model):
     if (is_clf and loss != "log_loss") or (not is_clf and loss != "squared_error"):
         raise ValueError(
             f"this {type(model).__name__} uses loss={loss!r}; teachgbt imports "
-            "log_loss (binary) and squared_error"
+            "log_loss and squared_error"
         )
     classes = _classes(model, is_clf)
+    K = len(classes) if is_clf and len(classes) >= 3 else 1
     n_features, names = int(model.n_features_in_), _names(model)
     cat = getattr(model, "is_categorical_", None)
     if cat is not None and np.any(cat):
@@ -217,12 +235,14 @@ def _hist_gradient_boosting(model):
         )
     lr, lam = float(model.learning_rate), float(model.l2_regularization)
     trees = [
-        _hgb_tree(pred[0].nodes, lr, lam, is_clf, n_features, names) for pred in model._predictors
+        _hgb_tree(pred[k].nodes, lr, lam, is_clf, n_features, names)
+        for pred in model._predictors
+        for k in range(K)
     ]
-    raw = float(np.ravel(model._baseline_prediction)[0])
+    raw = np.ravel(model._baseline_prediction).astype(np.float64)
     params = {
         "tree_method": "hist",
-        "objective": "binary:logistic" if is_clf else "reg:squarederror",
+        "objective": _objective(is_clf, K),
         "learning_rate": lr,
         "reg_lambda": lam,
         "max_depth": int(model.max_depth or 0),
@@ -234,7 +254,10 @@ def _hist_gradient_boosting(model):
         if is_clf
         else ["H = n: every h is 1 for squared error (unit sample weights assumed)"]
     )
-    base = float(sigmoid(raw)) if is_clf else raw
+    if K > 1:
+        base = raw.tolist()
+    else:
+        base = float(sigmoid(raw[0])) if is_clf else float(raw[0])
     return Imported(
         "scikit-learn",
         type(model).__name__,
@@ -246,7 +269,7 @@ def _hist_gradient_boosting(model):
         names,
         classes,
         None,
-        [0] * len(trees),
+        multiclass_order("scikit-learn", len(trees), K) if K > 1 else [0] * len(trees),
         notes,
     )
 

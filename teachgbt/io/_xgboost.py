@@ -14,6 +14,12 @@ the model file. Given a Booster they are read from ``save_config()``; given a fi
 are arguments (XGBoost's defaults otherwise, with a warning). G cannot be recovered
 when ``reg_alpha`` or ``max_delta_step`` shaped w*, nor where w* was zeroed because
 H < min_child_weight; those G are NaN. XGBoost stores no row counts: ``n`` is unknown.
+
+Multiclass (``multi:softprob``, ``multi:softmax``: the same trees, softmax only predicts
+the argmax): ``num_class`` K, one tree per class per round, ``tree_info`` the class of
+each tree. ``base_score`` holds the K starting margins, used as they are (no link): 3.2
+writes the centred log class priors, "[1.397E-1,4.625E-1,-6.022E-1]"; 3.1 wrote the class
+shares themselves; before 3.1 one number (default "5E-1"), which every class starts from.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ import os
 
 import numpy as np
 
-from ._common import Imported, make_tree, refuse_multiclass, unknown_count
+from ._common import Imported, make_tree, multiclass_order, unknown_count
 from ._common import warn_assumed as _warn_assumed
 
 __all__ = ["read_xgboost", "XGB_DEFAULTS"]
@@ -43,16 +49,19 @@ def _param(config, name, default):
     )
 
 
-def _parse_base_score(text):
-    """``base_score`` as stored: "5E-1" (up to 3.0) or a list such as "[3.775E-1]" (3.1+)."""
+def _parse_base_score(text, n=1):
+    """``base_score`` as stored: "5E-1" (up to 3.0) or a list such as "[3.775E-1]" (3.1+);
+    ``n`` numbers (a single one stands for all of them), as a float when n is 1."""
     s = str(text).strip()
     try:
         values = [float(v) for v in s.strip("[]").split(",") if v.strip()]
     except ValueError:
         raise ValueError(f"the model's base_score {s!r} is not a number") from None
-    if len(values) != 1:
-        raise ValueError(f"the model has {len(values)} base scores; teachgbt reads one")
-    return values[0]
+    if len(values) == 1:
+        values = values * n
+    if len(values) != n:
+        raise ValueError(f"the model has {len(values)} base scores; teachgbt reads {n}")
+    return values[0] if n == 1 else values
 
 
 def _train_params(config, given):
@@ -171,12 +180,11 @@ def read_xgboost(d, config=None, source="model file", classes=None, **given):
             f"this XGBoost model uses booster={name!r}; teachgbt imports gbtree models only "
             "(gblinear has no trees; dart scales its trees by dropout weights)"
         )
-    if objective in _MULTICLASS:
-        refuse_multiclass("XGBoost", int(float(lmp.get("num_class", 0))))
-    if objective not in _OBJECTIVES:
+    n_classes = int(float(lmp.get("num_class", 0) or 0)) if objective in _MULTICLASS else 0
+    if objective not in _OBJECTIVES and n_classes < 3:
         raise ValueError(
             f"this XGBoost model's objective is {objective!r}; teachgbt imports "
-            f"{' and '.join(_OBJECTIVES)} (multiclass later)"
+            f"{', '.join(_OBJECTIVES)} and {' / '.join(_MULTICLASS)} with 3 or more classes"
         )
     if int(float(lmp.get("num_target", 1) or 1)) > 1:
         raise ValueError("this XGBoost model has several targets: not supported")
@@ -204,9 +212,17 @@ def read_xgboost(d, config=None, source="model file", classes=None, **given):
         )
     notes.append("XGBoost stores no row counts: n is unknown (-1)")
     best = learner.get("attributes", {}).get("best_iteration")
-    is_clf = _OBJECTIVES[objective]
-    base_score = _parse_base_score(lmp["base_score"])
-    params["objective"] = objective
+    is_clf = n_classes >= 3 or _OBJECTIVES[objective]
+    base_score = _parse_base_score(lmp["base_score"], max(n_classes, 1))
+    params["objective"] = "multi:softprob" if n_classes >= 3 else objective
+    tree_class = [0] * len(trees)
+    if n_classes >= 3:
+        tree_class = multiclass_order("XGBoost", len(trees), n_classes, model.get("tree_info"))
+        notes.append(
+            f"{n_classes} classes: base_score holds the starting margins, used as they are"
+        )
+        if objective == "multi:softmax":
+            notes.append("multi:softmax: the same model as multi:softprob; predict is the argmax")
     return Imported(
         library="XGBoost",
         source=source,
@@ -218,7 +234,7 @@ def read_xgboost(d, config=None, source="model file", classes=None, **given):
         feature_names=names,
         classes=classes if is_clf else None,
         best_iteration=int(best) if best is not None else None,
-        tree_class=[0] * len(trees),
+        tree_class=tree_class,
         notes=notes,
     )
 
@@ -235,8 +251,6 @@ def xgboost_source(model, **given):
         return read_xgboost(d, None, f"model file {os.fspath(model)}", **given), None
     classes = None
     if hasattr(model, "get_booster"):  # XGBClassifier / XGBRegressor
-        if getattr(model, "n_classes_", 2) > 2:
-            refuse_multiclass("XGBoost", int(model.n_classes_))
         classes = getattr(model, "classes_", None)
         classes = None if classes is None else list(np.asarray(classes).tolist())
         source = type(model).__name__
