@@ -228,7 +228,7 @@ def leaf(model, t, node, precision=3):
     gbdt = _is_gbdt(model)
     rows = int(tree.n[node])
     count = f"n = {rows} row{'s' * (rows != 1)}" if rows >= 0 else "n unknown (not stored)"
-    title = f"Tree {t}, {kind} {node}{as_leaf}: {count}"
+    title = f"{_tree_title(tree, t)}, {kind} {node}{as_leaf}: {count}"
     if np.isnan(tree.G[node]):
         return _stored_leaf(model, tree, node, title, p)
     ex = leaf_weight_steps(
@@ -262,7 +262,12 @@ def leaf(model, t, node, precision=3):
         ex.notes.insert(0, f"G = −{what} of the rows in the node (seed 004)")
     else:
         ex.notes.insert(0, "G = Σ g, H = Σ h of the rows in the node")
-    if _is_clf(model):
+    if getattr(tree, "class_", None) is not None:  # softmax: one margin per class
+        ex.notes.append(
+            f"This moves the margin of class {_class_label(model, tree.class_)} by "
+            f"{_r(value, p)}; the probabilities are the softmax of all the classes' margins"
+        )
+    elif _is_clf(model):
         ex.notes.append(
             f"This is log-odds, not a probability: the leaf moves the margin by "
             f"{_r(value, p)} (alone, σ({_r(value, p)}) = {_r(sigmoid(value), p)})"
@@ -270,6 +275,21 @@ def leaf(model, t, node, precision=3):
     ex.value = w
     ex.values.update(weight=w, value=value, learning_rate=eta)
     return ex
+
+
+def _class_label(model, k):
+    classes = getattr(model, "classes_", None)
+    if classes is None:
+        return str(k)
+    label = classes[k]
+    return repr(label.item() if hasattr(label, "item") else label)
+
+
+def _tree_title(tree, t):
+    """``Tree t``, with its round and class when a round has one tree per class."""
+    if getattr(tree, "class_", None) is None:
+        return f"Tree {t}"
+    return f"Tree {t} (round {tree.round}, class {tree.class_})"
 
 
 def _unknown_why(model):
@@ -329,7 +349,7 @@ def split(model, t, node, precision=3):
     G_L, H_L, G_R, H_R = _split_sums(model, t, node, tree)
     rule = split_rule(tree, node)
     miss = "left" if tree.default_left[node] else "right"
-    title = f"Tree {t}, node {node}: split {rule} (missing values go {miss})"
+    title = f"{_tree_title(tree, t)}, node {node}: split {rule} (missing values go {miss})"
     if np.isnan([G_L, H_L, G_R, H_R]).any():  # imported: only the library's loss_chg is known
         lc, gain, g, p = float(tree.loss_chg[node]), float(tree.gain[node]), prm.gamma, precision
         rhs = f"½(loss_chg − gamma) = ½({_n(lc, p)} − {_r(g, p)}) = {_r(gain, p)}"

@@ -173,3 +173,14 @@ def test_leaf_title_of_a_split_node_reads_in_order(troll):
         .splitlines()[0]
         .startswith("Tree 1, node 0 (a split; as a leaf it would weigh): n = 6 rows")
     )
+
+
+def test_a_class_tree_says_its_round_and_class_and_not_log_odds():
+    datasets = pytest.importorskip("sklearn.datasets")
+    data = datasets.load_iris(as_frame=True)
+    y = data.target.map(dict(enumerate(data.target_names)))
+    model = tg.BoostingClassifier(n_estimators=2, max_depth=2).fit(data.data, y)
+    text = str(E.leaf(model, 2, 3))
+    assert text.startswith("Tree 2 (round 1, class 1), leaf 3")
+    assert "margin of class 'versicolor'" in text and "log-odds" not in text
+    assert str(E.split(model, 2, 0)).startswith("Tree 2 (round 1, class 1), node 0: split")
