@@ -56,7 +56,10 @@ class Imported:
 
 def multiclass_order(library, n_trees, n_classes, tree_class=None):
     """The class of each tree of a K-class model whose trees go round by round, one per
-    class (tree i is class i mod K); ``tree_class``, when the file states it, must agree."""
+    class (tree i is class i mod K); ``tree_class``, when the file states it, must agree.
+    A model with one margin (regression, two classes) has every tree in class 0."""
+    if n_classes < 3:
+        return [0] * n_trees
     if n_trees % n_classes:
         raise ValueError(
             f"this {library} model has {n_trees} trees for {n_classes} classes: not whole "

@@ -346,7 +346,7 @@ def read_lightgbm(text, source="model file", classes=None, **given):
         params=params,
         feature_names=names,
         classes=classes if is_clf else None,
-        tree_class=multiclass_order("LightGBM", len(out), K) if K > 1 else [0] * len(out),
+        tree_class=multiclass_order("LightGBM", len(out), K),
         notes=notes,
     )
 

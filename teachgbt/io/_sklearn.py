@@ -164,7 +164,7 @@ def _gradient_boosting(model):
         names,
         classes,
         None,
-        multiclass_order("scikit-learn", len(trees), K) if K > 1 else [0] * len(trees),
+        multiclass_order("scikit-learn", len(trees), K),
         notes,
     )
 
@@ -269,7 +269,7 @@ def _hist_gradient_boosting(model):
         names,
         classes,
         None,
-        multiclass_order("scikit-learn", len(trees), K) if K > 1 else [0] * len(trees),
+        multiclass_order("scikit-learn", len(trees), K),
         notes,
     )
 

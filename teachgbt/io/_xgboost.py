@@ -215,9 +215,8 @@ def read_xgboost(d, config=None, source="model file", classes=None, **given):
     is_clf = n_classes >= 3 or _OBJECTIVES[objective]
     base_score = _parse_base_score(lmp["base_score"], max(n_classes, 1))
     params["objective"] = "multi:softprob" if n_classes >= 3 else objective
-    tree_class = [0] * len(trees)
+    tree_class = multiclass_order("XGBoost", len(trees), n_classes, model.get("tree_info"))
     if n_classes >= 3:
-        tree_class = multiclass_order("XGBoost", len(trees), n_classes, model.get("tree_info"))
         notes.append(
             f"{n_classes} classes: base_score holds the starting margins, used as they are"
         )
