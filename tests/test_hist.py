@@ -553,3 +553,39 @@ def test_splits_table_lists_each_partition_once_like_exact():
             e[key].round(9).sort_values(key).reset_index(drop=True),
         )
         assert h["chosen"].sum() == 1 and (h["H_L"] > 0).all() and (h["H_R"] > 0).all()
+
+
+@pytest.mark.skipif("numba" not in KERNELS, reason="numba is not installed")
+def test_threaded_and_one_thread_kernels_do_not_share_a_cache_entry(tmp_path):
+    """numba's disk cache tells compilations apart by name and bytecode, not by
+    ``parallel``: the threaded histogram kernel must not load the one-thread kernel's
+    cached code (it did, so a fresh process could build every histogram on one thread)."""
+    import subprocess
+
+    script = (
+        "import sys, numpy as np\n"
+        "from teachgbt.engine import _hist_numba as N\n"
+        "kernel = getattr(N, sys.argv[1])\n"
+        "bins = np.zeros((2, 50), np.uint8); order = np.arange(50, dtype=np.int32)\n"
+        "stats = np.ones((50, 2), np.float32)\n"
+        "kernel(bins, order, stats, np.array([0]), np.array([50]), np.arange(2), 3, 2,\n"
+        "       np.zeros(2, bool), 2)\n"
+        "print(sum(kernel.stats.cache_hits.values()))\n"
+    )
+    env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", script, name], env=env, capture_output=True, text=True
+        )
+        for name in (
+            "_build_histograms_serial",
+            "_build_histograms_parallel",
+            "_build_histograms_parallel",
+        )
+    ]
+    for run in runs:
+        assert run.returncode == 0, run.stderr
+    hits = [int(run.stdout.split()[-1]) for run in runs]
+    # the threaded kernel compiles its own code after the one-thread kernel was cached,
+    # and finds it in the cache the next time
+    assert hits == [0, 0, 1]

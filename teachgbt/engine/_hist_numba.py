@@ -8,6 +8,8 @@ falls back to numpy.
 
 from __future__ import annotations
 
+from types import FunctionType
+
 import numpy as np
 from numba import get_num_threads, njit, prange
 
@@ -142,9 +144,24 @@ def _add_block2(hist, bins, features, j0, order, stats, lo, hi):
         h1[c1[r]] += v
 
 
+def _compiled(fn, name, parallel):
+    """``fn`` compiled under its own name, with threads (``prange`` shared out) or without.
+
+    numba's disk cache files a compiled function under its name and bytecode, not
+    under ``parallel``: two compilations of one function would share a cache entry,
+    and the one compiled second would load the first's code from it (in a fresh
+    process the threaded kernel then ran on one thread, or the reverse, depending on
+    which a first fit happened to need first). A renamed copy gets an entry of its own.
+    """
+    twin = FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
+    twin.__qualname__ = name
+    twin.__doc__ = fn.__doc__
+    return njit(parallel=parallel, cache=True, nogil=True)(twin)
+
+
 # compiled twice: threads pay off on large work; small work is done before threads wake
-_build_histograms_parallel = njit(parallel=True, cache=True, nogil=True)(_build_histograms)
-_build_histograms_serial = njit(cache=True, nogil=True)(_build_histograms)
+_build_histograms_parallel = _compiled(_build_histograms, "build_histograms_parallel", True)
+_build_histograms_serial = _compiled(_build_histograms, "build_histograms_serial", False)
 
 
 def build_histograms(*args):
