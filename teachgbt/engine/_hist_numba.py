@@ -53,8 +53,8 @@ def bin_codes(X, cuts, n_bins, missing_code, out):
 def _build_histograms(
     bins, order, stats, starts, stops, features, n_slots, missing_code, count_missing, n_groups
 ):
-    """For each node s, rows ``order[starts[s]:stops[s]]`` with statistics
-    ``stats[starts[s]:stops[s]]``: Σ of each statistic per bin of every used feature.
+    """For each node s, rows ``order[starts[s]:stops[s]]`` (row r's statistics are
+    ``stats[r]``): Σ of each statistic per bin of every used feature.
 
     Every bin adds its rows in row order, as the numpy version's ``bincount``
     does, so the sums are the same to the last bit. The features are shared
@@ -88,9 +88,9 @@ def _build_histograms(
                 col = bins[features[j]]
                 hj = hist[s, j]
                 for i in range(lo, hi):
-                    b = col[order[i]]
+                    r = order[i]
                     for q in range(k):
-                        hj[b, q] += stats[i, q]
+                        hj[col[r], q] += stats[r, q]
                 j += 1
             for j in range(grp * d // n_groups, stop):
                 if count_missing[j]:
@@ -114,7 +114,7 @@ def _add_block4(hist, bins, features, j0, order, stats, lo, hi):
     c2, c3 = bins[features[j0 + 2]], bins[features[j0 + 3]]
     for i in range(lo, hi):
         r = order[i]
-        v = complex(np.float64(stats[i, 0]), np.float64(stats[i, 1]))
+        v = complex(np.float64(stats[r, 0]), np.float64(stats[r, 1]))
         h0[c0[r]] += v
         h1[c1[r]] += v
         h2[c2[r]] += v
@@ -122,12 +122,12 @@ def _add_block4(hist, bins, features, j0, order, stats, lo, hi):
 
 
 @njit(cache=True, nogil=True)
-def column_sums(stats):
-    """Column sums of ``stats`` in float64, added one row after another."""
+def column_sums(stats, order):
+    """Column sums of ``stats[order]`` in float64, added one row after another."""
     sums = np.zeros(stats.shape[1])
-    for i in range(stats.shape[0]):
+    for i in range(order.shape[0]):
         for q in range(stats.shape[1]):
-            sums[q] += stats[i, q]
+            sums[q] += stats[order[i], q]
     return sums
 
 
@@ -139,7 +139,7 @@ def _add_block2(hist, bins, features, j0, order, stats, lo, hi):
     c0, c1 = bins[features[j0]], bins[features[j0 + 1]]
     for i in range(lo, hi):
         r = order[i]
-        v = complex(np.float64(stats[i, 0]), np.float64(stats[i, 1]))
+        v = complex(np.float64(stats[r, 0]), np.float64(stats[r, 1]))
         h0[c0[r]] += v
         h1[c1[r]] += v
 
@@ -175,33 +175,27 @@ def build_histograms_serial(*args):
 
 
 @njit(cache=True, nogil=True)
-def partition(order, stats, start, stop, codes, go_left, order_out, stats_out):
-    """Stable partition of ``order[start:stop]`` and ``stats[start:stop]`` into the same
-    slice of ``order_out`` and ``stats_out``: rows r with ``go_left[codes[r]]`` first.
-    Returns how many went left and the column sums of ``stats`` on each side (float64,
-    added in row order).
+def partition(order, start, stop, codes, go_left, order_out):
+    """Stable partition of ``order[start:stop]`` into the same slice of ``order_out``:
+    rows r with ``go_left[codes[r]]`` first. Returns how many went left.
+
+    Two sweeps: the first marks each row's side and counts the left ones, the second,
+    knowing where the right rows start, moves every row id to its place.
     """
     m = stop - start
-    k = stats.shape[1]
     side = np.empty(m, dtype=np.uint8)  # 0: left, 1: right
     n_left = 0
     for i in range(m):
         left = go_left[codes[order[start + i]]]
         side[i] = 0 if left else 1
         n_left += 1 if left else 0
-    sums = np.zeros((2, k))
     at_left, at_right = start, start + n_left
     for i in range(m):
         s = side[i]
-        to = at_left + (at_right - at_left) * s  # no branch to mispredict
-        order_out[to] = order[start + i]
-        for q in range(k):
-            v = stats[start + i, q]
-            stats_out[to, q] = v
-            sums[s, q] += v
+        order_out[at_left + (at_right - at_left) * s] = order[start + i]  # no branch
         at_left += 1 - s
         at_right += s
-    return n_left, sums[0], sums[1]
+    return n_left
 
 
 @njit(cache=True)
@@ -279,7 +273,7 @@ def best_split(
 ):
     """HistSplitter._scan + the choice of the best candidate, one candidate at a time.
 
-    Returns (j, q, loss_chg, G_L, H_L): the used-feature index and the column
+    Returns (j, q, loss_chg, G_L, H_L, C_L): the used-feature index and the column
     in ``_scan``'s layout (q < K: forward boundary q; q >= K: backward,
     bins 2K−1−q.. right), or j = −1 when nothing lowers the loss.
     """
@@ -289,7 +283,7 @@ def best_split(
     params = (reg_lambda, reg_alpha, max_delta_step, min_child_weight, float32)
     best = 0.0
     best_j, best_q = -1, -1
-    best_GL, best_HL = 0.0, 0.0
+    best_GL, best_HL, best_CL = 0.0, 0.0, 0.0
     for j in range(d):
         nb = n_bins[j]
         # forward: bins 0..b left, missing right
@@ -301,7 +295,8 @@ def best_split(
             if CL >= min_child_weight and C - CL >= min_child_weight:
                 loss = _loss_chg(GL, HL, G - GL, H - HL, root, *params)
                 if loss > best:
-                    best, best_j, best_q, best_GL, best_HL = loss, j, b, GL, HL
+                    best, best_j, best_q = loss, j, b
+                    best_GL, best_HL, best_CL = GL, HL, CL
         if n_missing[j] == 0:
             continue
         # backward: bins i.. right (summed from the top), the rest and missing left
@@ -314,5 +309,5 @@ def best_split(
                 loss = _loss_chg(G - GR, H - HR, GR, HR, root, *params)
                 if loss > best:
                     best, best_j, best_q = loss, j, 2 * K - 1 - i
-                    best_GL, best_HL = G - GR, H - HR
-    return best_j, best_q, best, best_GL, best_HL
+                    best_GL, best_HL, best_CL = G - GR, H - HR, C - CR
+    return best_j, best_q, best, best_GL, best_HL, best_CL

@@ -120,6 +120,7 @@ class Candidate:
     H_R: float
     loss_chg: float  # XGBoost's, no ½, no γ: what gamma is compared with
     gain: float  # seed 000's for the model's gamma, ½(loss_chg − gamma) (GrowParams.gain)
+    cover_L: float | None = None  # Σ of the cover statistic on the left (hist, when it has one)
 
 
 def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None):

@@ -67,16 +67,16 @@ PARALLEL_HISTOGRAM = 1 << 17
 class HistNode:
     """One node: ``order[start:stop]`` are its rows (sorted), ``hist`` their histogram.
 
-    ``stats[start:stop]`` holds the same rows' (g, h[, cover]), kept next to
-    the row ids so that a node's statistics are read in one sweep; ``sums``
-    are their column sums (G, H[, cover]). ``hist[j, c]`` holds (Σg, Σh[,
-    Σcover]) over the node's rows in bin c of the j-th used feature, the
-    missing bin last; ``n_missing[j]`` counts the node's rows with that
-    feature missing.
+    ``sums`` are the node's (G, H[, cover]): the root's added up from its rows, a
+    child's taken from the split that made it (the left side's sums the scan found,
+    the right side's the parent's minus them, as XGBoost does). ``hist[j, c]`` holds
+    (Σg, Σh[, Σcover]) over the node's rows in bin c of the j-th used feature, the
+    missing bin last; ``n_missing[j]`` counts the node's rows with that feature
+    missing.
 
-    A tree's nodes share two pairs of (order, stats) arrays: partitioning a
-    node writes its children's rows into the same slice of the other pair
-    (``spare``), left rows first.
+    A tree's nodes share two arrays of row ids: partitioning a node writes its
+    children's rows into the same slice of the other one (``spare``), left rows
+    first. Only the row ids move; row r's (g, h[, cover]) stay at ``stats[r]``.
     """
 
     order: np.ndarray
@@ -84,7 +84,7 @@ class HistNode:
     start: int
     stop: int
     sums: tuple
-    spare: tuple
+    spare: np.ndarray
     hist: np.ndarray | None = None
     n_missing: np.ndarray | None = None
 
@@ -142,18 +142,19 @@ class HistSplitter:
         order = np.arange(n, dtype=index) if self.rows is None else self.rows.astype(index)
         if keep is not None:
             order = order[np.asarray(keep, dtype=bool)[order]]
-        # g, h (and the cover statistic) of the rows side by side; float32 when they are
-        # (XGBoost's), else float64; every sum of them is float64
+        # row r's g, h (and cover statistic) side by side, at stats[r]; float32 when they
+        # are (XGBoost's), else float64; every sum of them is float64
         dtype = np.result_type(*[np.asarray(c).dtype for c in self._columns], np.float32)
-        stats = np.empty((len(order), len(self._columns)), dtype=dtype)
+        stats = np.empty((n, len(self._columns)), dtype=dtype)
         for q, col in enumerate(self._columns):
-            col = np.asarray(col)
-            stats[:, q] = col if len(order) == n else col[order]
-        sums = (
-            self.kernels.column_sums(stats) if self.kernels is not None else _row_order_sums(stats)
+            stats[:, q] = col
+        if self.kernels is not None:
+            sums = self.kernels.column_sums(stats, order)
+        else:
+            sums = _row_order_sums(stats[order])
+        nd = HistNode(
+            order, stats, 0, len(order), tuple(float(v) for v in sums), np.empty_like(order)
         )
-        spare = (np.empty_like(order), np.empty_like(stats))
-        nd = HistNode(order, stats, 0, len(order), tuple(float(v) for v in sums), spare)
         nd.hist, nd.n_missing = (a[0] for a in self._histograms(order, stats, [0], [len(order)]))
         return nd
 
@@ -196,7 +197,7 @@ class HistSplitter:
         n_missing = np.zeros((len(starts), d), dtype=np.int64)
         for s, (lo, hi) in enumerate(zip(starts, stops)):
             rows = order[lo:hi]
-            weights = [np.ascontiguousarray(stats[lo:hi, q]) for q in range(k)]
+            weights = [stats[rows, q] for q in range(k)]
             for j, f in enumerate(self.features):
                 codes = data.bins[f][rows]
                 for q in range(k):
@@ -239,28 +240,28 @@ class HistSplitter:
         return table
 
     def partition(self, nd, cand):
-        """Split a node's rows by ``cand``. The smaller child's histogram is owed until a
-        child is scanned; the larger one's is then the parent's minus the smaller's."""
+        """Split a node's rows by ``cand`` (found by ``find_split`` for this node). The
+        smaller child's histogram is owed until a child is scanned; the larger one's is
+        then the parent's minus the smaller's."""
         table = self._left_table(cand)
         lo, hi = nd.start, nd.stop
-        order, stats = nd.spare  # the children's rows go here, same slice
+        order = nd.spare  # the children's rows go here, same slice
+        codes = self.data.bins[cand.feature]
         if self.kernels is not None:
-            n_left, left_sums, right_sums = self.kernels.partition(
-                nd.order, nd.stats, lo, hi, self.data.bins[cand.feature], table, order, stats
-            )
-            left_sums, right_sums = tuple(left_sums), tuple(right_sums)
+            n_left = self.kernels.partition(nd.order, lo, hi, codes, table, order)
         else:
-            go_left = table[self.data.bins[cand.feature][nd.rows]]
+            go_left = table[codes[nd.rows]]
             n_left = int(np.count_nonzero(go_left))
-            for a, out in ((nd.order, order), (nd.stats, stats)):  # stable: left rows first
-                seg = a[lo:hi]
-                out[lo : lo + n_left] = seg[go_left]
-                out[lo + n_left : hi] = seg[~go_left]
-            left_sums = _row_order_sums(stats[lo : lo + n_left])
-            right_sums = _row_order_sums(stats[lo + n_left : hi])
+            order[lo : lo + n_left] = nd.rows[go_left]  # stable: left rows first
+            order[lo + n_left : hi] = nd.rows[~go_left]
+        # the children's sums: the left side's as the scan found them, the rest the right's
+        left_sums = (cand.G_L, cand.H_L) + ((cand.cover_L,) if self.has_cover else ())
+        right_sums = (cand.G_R, cand.H_R) + (
+            (nd.sums[-1] - cand.cover_L,) if self.has_cover else ()
+        )
         mid = lo + n_left
-        left = HistNode(order, stats, lo, mid, left_sums, (nd.order, nd.stats))
-        right = HistNode(order, stats, mid, hi, right_sums, (nd.order, nd.stats))
+        left = HistNode(order, nd.stats, lo, mid, left_sums, nd.order)
+        right = HistNode(order, nd.stats, mid, hi, right_sums, nd.order)
         small, big = (left, right) if n_left <= hi - mid else (right, left)
         self._pending.append((small, big, nd.hist, nd.n_missing))
         nd.hist = nd.n_missing = None  # the pending entry holds it until it is used
@@ -313,6 +314,7 @@ class HistSplitter:
             "loss": np.concatenate([f_loss, b_loss[:, rev]], axis=1),
             "G_L": np.concatenate([fGL, (G - bGR)[:, rev]], axis=1),
             "H_L": np.concatenate([fHL, (H - bHR)[:, rev]], axis=1),
+            "C_L": np.concatenate([fCL, (C - bCR)[:, rev]], axis=1),
             "threshold": np.concatenate([data.cuts[f], b_thr[:, rev]], axis=1),
         }
 
@@ -353,18 +355,21 @@ class HistSplitter:
                         float(c["G_L"][r, q]),
                         float(c["H_L"][r, q]),
                         float(best_loss),
+                        float(c["C_L"][r, q]),
                     )
         if best is None:
             return None
-        feature, threshold, default_left, G_L, H_L, lc = best
+        feature, threshold, default_left, G_L, H_L, lc, C_L = best
         G_R, H_R = G - G_L, H - H_L
         gain = self.params.gain(lc)
-        return Candidate(feature, threshold, bool(default_left), G_L, H_L, G_R, H_R, lc, gain)
+        return Candidate(
+            feature, threshold, bool(default_left), G_L, H_L, G_R, H_R, lc, gain, cover_L=C_L
+        )
 
     def _find_split_numba(self, nd, G, H, C):
         params, data = self.params, self.data
         kw = params.formula_params
-        r, q, lc, G_L, H_L = self.kernels.best_split(
+        r, q, lc, G_L, H_L, C_L = self.kernels.best_split(
             nd.hist,
             nd.n_missing,
             data.n_bins[self.features],
@@ -388,7 +393,7 @@ class HistSplitter:
         else:
             i = 2 * K - 1 - q  # backward: bins i.. go right
             threshold = data.min_val[f] if i == 0 else data.cuts[f, i - 1]
-        return f, float(threshold), q >= K, G_L, H_L, lc
+        return f, float(threshold), q >= K, G_L, H_L, lc, C_L
 
     def candidates(self, nd, G, H, feature_names=None, chosen=None):
         """The candidates evaluated at a node (bin boundaries, both directions of the missing
