@@ -6,7 +6,10 @@ in one run, with the same settings: 100 rounds, depth 6, learning rate 0.1,
 process loads. Each library runs in a fresh Python process of its own, one
 after another, so that its peak memory is its own; the libraries alternate,
 ``--repeats`` times (3), and the table gives medians, with each ratio the
-median of the ratios within one repeat. Reported per library:
+median of the ratios within one repeat. Every process runs with
+``OMP_WAIT_POLICY=PASSIVE`` (``--wait-policy``): waiting OpenMP threads sleep
+rather than spin, which on a virtual machine with shared cores is what makes
+XGBoost (and the numba kernels' OpenMP threads) fast. Reported per library:
 fit time, predict time (test set of the same size), peak memory above the
 loaded data, and test AUC; then the ratios to the others; then a scaling
 table of fit times at 10k, 100k, 1M and 4M rows (one run each).
@@ -198,6 +201,8 @@ def run_worker(lib, data_dir, args, rows=None):
     env = dict(os.environ)
     for var in ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         env[var] = str(args.threads)
+    if args.wait_policy:
+        env["OMP_WAIT_POLICY"] = args.wait_policy
     cmd = [
         sys.executable,
         os.path.abspath(__file__),
@@ -318,6 +323,14 @@ def main(argv=None):
         default="10000,100000,1000000,4000000",
         help="training sizes of the scaling table ('' to skip)",
     )
+    ap.add_argument(
+        "--wait-policy",
+        default="PASSIVE",
+        help="OMP_WAIT_POLICY of every library's process ('' leaves the environment's). "
+        "PASSIVE: an OpenMP thread waiting for work sleeps instead of spinning; on a "
+        "virtual machine whose cores are shared, spinning threads can cost every "
+        "parallel region milliseconds (XGBoost hist: three times slower on ours).",
+    )
     ap.add_argument("--out", help="also write the tables to this markdown file")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--data", help=argparse.SUPPRESS)
@@ -383,8 +396,8 @@ def main(argv=None):
     settings = (
         f"{args.rows:,} training rows × {args.features} features, {args.rounds} rounds, "
         f"depth {args.depth}, learning rate {args.lr}, {args.bins} bins, "
-        f"{args.threads} threads; test set {args.rows:,} rows; medians of {args.repeats} "
-        "alternating runs"
+        f"{args.threads} threads, OMP_WAIT_POLICY={args.wait_policy or '(unset)'}; "
+        f"test set {args.rows:,} rows; medians of {args.repeats} alternating runs"
     )
     warm = ", ".join(f"{NAMES[r['lib']]} {r['warmup_s']:.1f} s" for r in results)
     report = [
