@@ -569,7 +569,7 @@ def test_threaded_and_one_thread_kernels_do_not_share_a_cache_entry(tmp_path):
         "bins = np.zeros((2, 50), np.uint8); order = np.arange(50, dtype=np.int32)\n"
         "stats = np.ones((50, 2), np.float32)\n"
         "kernel(bins, order, stats, np.array([0]), np.array([50]), np.arange(2), 3, 2,\n"
-        "       np.zeros(2, bool), 2)\n"
+        "       np.zeros(2, bool), np.empty((50, 2), np.float32), 2)\n"
         "print(sum(kernel.stats.cache_hits.values()))\n"
     )
     env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path)}

@@ -152,6 +152,8 @@ class HistSplitter:
             sums = self.kernels.column_sums(stats, order)
         else:
             sums = _row_order_sums(stats[order])
+        # the compiled histogram gathers the nodes' statistics here, in their rows' order
+        self._ordered = np.empty_like(stats) if self.kernels is not None else None
         nd = HistNode(
             order, stats, 0, len(order), tuple(float(v) for v in sums), np.empty_like(order)
         )
@@ -191,6 +193,7 @@ class HistSplitter:
                 data.n_slots,
                 data.missing_code,
                 self._count_missing,
+                self._ordered,
             )
         d, W, k = len(self.features), data.n_slots, stats.shape[1]
         hist = np.zeros((len(starts), d, W, k))
