@@ -82,6 +82,22 @@ class NodeRows:
     idx: np.ndarray  # (n_features_used, n_rows_in_node) int32
     n_present: np.ndarray  # (n_features_used,)
 
+    def subset(self, mask):
+        """The rows where ``mask`` (aligned with ``idx``) is True, each feature's order kept.
+
+        Every line of ``idx`` holds the same rows, so every line keeps as many;
+        the positions of the kept ones, read in order, give a stable partition
+        in one pass over the whole array (no per-feature loop, no reshape of
+        a masked copy).
+        """
+        d = self.idx.shape[0]
+        kept = self.idx.ravel().take(np.flatnonzero(mask)).reshape(d, -1)
+        n_present = np.full(d, kept.shape[1])
+        # only features missing in this node need their present rows counted
+        for j in np.flatnonzero(self.n_present < self.idx.shape[1]):
+            n_present[j] = np.count_nonzero(mask[j, : self.n_present[j]])
+        return NodeRows(kept, n_present)
+
 
 @dataclass
 class ScanPart:
@@ -89,10 +105,13 @@ class ScanPart:
 
     ``phase`` orders the families as XGBoost scans them: 0 forward scan, 1 its
     end, 2 backward scan, 3 its end; ``position`` orders candidates inside one.
+    ``exists`` is False where there is no candidate (no boundary between two
+    distinct values there, or no missing value to send one way).
     """
 
     phase: int
     default_left: bool
+    exists: np.ndarray
     G_L: np.ndarray
     H_L: np.ndarray
     C_L: np.ndarray  # what min_child_weight is checked on (H, or the cover)
@@ -110,7 +129,7 @@ class ExactSplitter:
     """
 
     def __init__(
-        self, cols, g, h, params, rows=None, features=None, h_cover=None, chunk_elems=1 << 21
+        self, cols, g, h, params, rows=None, features=None, h_cover=None, chunk_elems=1 << 17
     ):
         self.cols = cols
         # kept in their own precision (float32 for XGBoost-style training); summed in float64
@@ -123,6 +142,10 @@ class ExactSplitter:
             np.arange(cols.n_features) if features is None else np.sort(np.asarray(features))
         )
         self.chunk_elems = chunk_elems
+        # (g, h) of each row as one complex number: one cumulative sum adds both, in
+        # float64, exactly as two would (complex addition adds the parts apart)
+        self._gh = np.empty(cols.n_rows, dtype=np.complex128)
+        self._gh.real, self._gh.imag = self.g, self.h
         self._go_left = np.zeros(cols.n_rows, dtype=bool)
 
     # ------------------------------------------------------------ node data
@@ -134,12 +157,8 @@ class ExactSplitter:
             sampled = np.zeros(self.cols.n_rows, dtype=bool)
             sampled[self.rows] = True
             keep = sampled if keep is None else (keep & sampled)
-        if keep is not None:
-            mask = keep[idx]
-            pos_present = np.arange(idx.shape[1])[None, :] < n_present[:, None]
-            n_present = (mask & pos_present).sum(axis=1)
-            idx = idx[mask].reshape(len(self.features), -1)
-        return NodeRows(idx, n_present)
+        nd = NodeRows(idx, n_present)
+        return nd if keep is None else nd.subset(keep[idx])
 
     def node_rows(self, nd):
         """Row ids of a node."""
@@ -161,21 +180,19 @@ class ExactSplitter:
         x = self.cols.XT[cand.feature].take(rows)
         # the same routing rule as Tree.apply: x < threshold, missing → default
         self._go_left[rows] = np.where(np.isnan(x), cand.default_left, x < F32(cand.threshold))
-        mask = self._go_left[nd.idx]
-        pos_present = np.arange(nd.idx.shape[1])[None, :] < nd.n_present[:, None]
-        d = len(self.features)
-        left = NodeRows(nd.idx[mask].reshape(d, -1), (mask & pos_present).sum(axis=1))
-        right = NodeRows(nd.idx[~mask].reshape(d, -1), (~mask & pos_present).sum(axis=1))
-        return left, right
+        go_left = self._go_left.take(nd.idx)  # each row's side, in every feature's order
+        return nd.subset(go_left), nd.subset(~go_left)
 
     # ------------------------------------------------------------- the scan
     def _blocks(self, nd):
-        """Features in blocks small enough that a block's arrays stay within memory."""
+        """Features in blocks (slices of ``self.features``) small enough that a block's
+        arrays stay in the processor's cache: numpy then makes its many passes over them
+        several times faster than over arrays that must come from main memory."""
         m = max(nd.idx.shape[1], 1)
         step = max(1, self.chunk_elems // m)
         d = len(self.features)
         for s in range(0, d, step):
-            yield np.arange(s, min(d, s + step))
+            yield slice(s, min(d, s + step))
 
     def scan(self, nd, js, G, H, H_cover):
         """Seed 000's left-to-right scan over the features ``self.features[js]`` of one node.
@@ -190,95 +207,86 @@ class ExactSplitter:
         XT = self.cols.XT
         v = np.stack([XT[fj].take(Ij) for fj, Ij in zip(f, I)])  # sorted values, float32
         n_present = nd.n_present[js]
+        cover = self.h_cover is not None  # else min_child_weight applies to H itself
 
         # G_L and H_L after each sorted instance: the running sums of the scan
-        cg = np.cumsum(self.g[I], axis=1, dtype=np.float64)
-        ch = np.cumsum(self.h[I], axis=1, dtype=np.float64)
-        cc = ch if self.h_cover is None else np.cumsum(self.h_cover[I], axis=1, dtype=np.float64)
-        rows = np.arange(len(js))
+        cgh = np.cumsum(self._gh.take(I), axis=1)
+        cg, ch = cgh.real, cgh.imag
+        cc = np.cumsum(self.h_cover.take(I), axis=1, dtype=np.float64) if cover else ch
+        rows = np.arange(len(f))
         last = np.maximum(n_present - 1, 0)
         has = n_present > 0
         G_pres = np.where(has, cg[rows, last], 0.0)[:, None]
         H_pres = np.where(has, ch[rows, last], 0.0)[:, None]
-        C_pres = np.where(has, cc[rows, last], 0.0)[:, None]
+        C_pres = np.where(has, cc[rows, last], 0.0)[:, None] if cover else H_pres
 
         # a boundary between sorted positions q and q+1 holding two distinct present values
         q = np.arange(m - 1)[None, :]
-        boundary = (q + 1 < n_present[:, None]) & (v[:, :-1] != v[:, 1:])
-        no_boundary = ~boundary
+        boundary = v[:, :-1] != v[:, 1:]
+        some_missing = n_present < m
+        if some_missing.any():  # missing values (NaN, sorted last) are no boundary
+            boundary &= q + 1 < n_present[:, None]
 
         def midpoint(r, c):
-            lo, hi = v[r, c], v[r, c + 1]
-            mid = ((lo + hi) * F32(0.5)).astype(F32)
-            return np.where(mid > lo, mid, hi)  # unless float32 rounds it onto lo
+            return _midpoint(v[r, c], v[r, c + 1])
 
         # the end candidates (every present value on one side, every missing one on the
         # other) exist only where some of the node's rows miss the feature
-        end_ok = (has & (n_present < m))[:, None]
+        end_ok = (has & some_missing)[:, None]
         vmin, vmax = v[:, :1], v[rows, last][:, None]
-
-        def gap(x):
-            return (np.abs(x) + F32(KRT_EPS)).astype(F32)
 
         parts = []
         # forward scan: values below the threshold go left, missing values go right;
         # XGBoost runs it only for features with missing values somewhere in the data
         fwd = (self.cols.has_missing[f] & ~self.cols.constant[f])[:, None]
         if fwd.any():
-            off = no_boundary | ~fwd
+            H_L = ch[:, :-1]
+            C_L = cc[:, :-1] if cover else H_L
+            positions = np.broadcast_to(q, boundary.shape)
             parts.append(
-                ScanPart(
-                    0,
-                    False,
-                    _off(cg[:, :-1], off),
-                    ch[:, :-1],
-                    cc[:, :-1],
-                    np.broadcast_to(q, boundary.shape),
-                    midpoint,
-                )
+                ScanPart(0, False, boundary & fwd, cg[:, :-1], H_L, C_L, positions, midpoint)
             )
-            off = ~(end_ok & fwd)
             parts.append(
                 ScanPart(
                     1,
                     False,
-                    _off(G_pres, off),
+                    end_ok & fwd,
+                    G_pres,
                     H_pres,
                     C_pres,
                     np.zeros_like(G_pres, dtype=int),
-                    lambda r, c: (vmax[r, c] + gap(vmax[r, c])).astype(F32),
+                    lambda r, c: _above(vmax[r, c]),
                 )
             )
         # backward scan: values at or above the threshold go right, missing values go left
-        G_miss, H_miss, C_miss = G - G_pres, H - H_pres, H_cover - C_pres
+        G_miss, H_miss = G - G_pres, H - H_pres
+        C_miss = H_cover - C_pres if cover else H_miss
+        H_L = ch[:, :-1] + H_miss
+        C_L = cc[:, :-1] + C_miss if cover else H_L
+        positions = np.broadcast_to(-q, boundary.shape)
         parts.append(
-            ScanPart(
-                2,
-                True,
-                _off(cg[:, :-1] + G_miss, no_boundary),
-                ch[:, :-1] + H_miss,
-                cc[:, :-1] + C_miss,
-                np.broadcast_to(-q, boundary.shape),
-                midpoint,
-            )
+            ScanPart(2, True, boundary, cg[:, :-1] + G_miss, H_L, C_L, positions, midpoint)
         )
         parts.append(
             ScanPart(
                 3,
                 True,
-                _off(G_miss, ~end_ok),
+                end_ok,
+                G_miss,
                 H_miss,
                 C_miss,
                 np.zeros_like(G_miss, dtype=int),
-                lambda r, c: (vmin[r, c] - gap(vmin[r, c])).astype(F32),
+                lambda r, c: _below(vmin[r, c]),
             )
         )
         return f, parts
 
-    def _valid(self, part, H_cover):
-        """Candidates that exist (G_L not NaN) and give both children enough cover."""
+    def _valid(self, part, H_cover, H_R):
+        """Candidates that exist and give both children enough cover (H, or the cover sums
+        of ``h_cover``; ``H_R`` = H − H_L is the right side's when they are H)."""
         mcw = self.params.formula_params["min_child_weight"]
-        return (~np.isnan(part.G_L)) & (part.C_L >= mcw) & (H_cover - part.C_L >= mcw)
+        C_R = H_R if part.C_L is part.H_L else H_cover - part.C_L
+        return part.exists & (part.C_L >= mcw) & (C_R >= mcw)
 
     def find_split(self, nd, G, H):
         """The best split of a node, or None when no candidate lowers the loss."""
@@ -295,9 +303,10 @@ class ExactSplitter:
             # loss_chg (the tutorial's gain ×2, before γ) of every candidate, in float64
             losses = []
             for part in parts:
-                ok = self._valid(part, H_cover)
+                G_R, H_R = G - part.G_L, H - part.H_L
+                ok = self._valid(part, H_cover, H_R)
                 lc = formulas.leaf_score(part.G_L, part.H_L, **kw)
-                lc += formulas.leaf_score(G - part.G_L, H - part.H_L, **kw)
+                lc += formulas.leaf_score(G_R, H_R, **kw)
                 lc -= root64
                 losses.append(np.where(ok, lc, -np.inf))
             top = max((float(lc.max()) for lc in losses if lc.size), default=-np.inf)
@@ -379,7 +388,7 @@ class ExactSplitter:
         for js in self._blocks(nd):
             f, parts = self.scan(nd, js, G, H, H_cover)
             for part in parts:
-                r, c = np.nonzero(self._valid(part, H_cover))
+                r, c = np.nonzero(self._valid(part, H_cover, H - part.H_L))
                 shape = part.G_L.shape
                 recs.append(pd.DataFrame({
                     "_r": r, "_phase": part.phase,
@@ -400,9 +409,25 @@ class ExactSplitter:
         return finish_split_table(df, feature_names, chosen)
 
 
-def _off(a, off):
-    """``a`` with NaN where a candidate does not exist."""
-    return np.where(off, np.nan, a)
+def _midpoint(lo, hi):
+    """XGBoost's threshold between two adjacent distinct values: their midpoint in
+    float32, or the upper value when float32 rounds the midpoint onto the lower one."""
+    mid = ((lo + hi) * F32(0.5)).astype(F32)
+    return np.where(mid > lo, mid, hi)
+
+
+def _gap(x):
+    return (np.abs(x) + F32(KRT_EPS)).astype(F32)
+
+
+def _above(vmax):
+    """The forward scan's end threshold: just above the largest present value."""
+    return (vmax + _gap(vmax)).astype(F32)
+
+
+def _below(vmin):
+    """The backward scan's end threshold: just below the smallest present value."""
+    return (vmin - _gap(vmin)).astype(F32)
 
 
 def finish_split_table(df, feature_names, chosen):
