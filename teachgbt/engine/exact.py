@@ -58,7 +58,8 @@ class SortedColumns:
     """Per-fit data for the exact trainer: features in float32, each sorted once.
 
     ``XT[f]`` is feature f; ``order[f]`` the row ids sorted by it with missing
-    values last; ``n_present[f]`` how many are not missing.
+    values last, and ``values[f]`` the feature's values in that order;
+    ``n_present[f]`` how many are not missing.
     """
 
     def __init__(self, X32):
@@ -67,6 +68,7 @@ class SortedColumns:
         self.n_features = X32.shape[1]
         # argsort puts NaN last; a stable sort keeps row order among equal values
         self.order = np.argsort(self.XT, axis=1, kind="stable").astype(np.int32)
+        self.values = np.take_along_axis(self.XT, self.order, axis=1)
         present = ~np.isnan(self.XT)
         self.n_present = present.sum(axis=1)
         self.has_missing = self.n_present < self.n_rows
@@ -77,9 +79,16 @@ class SortedColumns:
 
 @dataclass
 class NodeRows:
-    """The rows of one node: ``idx[j]`` sorted by feature ``features[j]``, missing last."""
+    """The rows of one node: ``idx[j]`` sorted by feature ``features[j]``, missing last.
+
+    ``values[j]`` are that feature's values in the same order. They travel with
+    the row ids (a partition keeps both in step) because reading them in order
+    from the previous node's copy is much cheaper than looking every row up
+    again, scattered over the whole column, at every node.
+    """
 
     idx: np.ndarray  # (n_features_used, n_rows_in_node) int32
+    values: np.ndarray  # (n_features_used, n_rows_in_node) float32
     n_present: np.ndarray  # (n_features_used,)
 
     def subset(self, mask):
@@ -91,12 +100,13 @@ class NodeRows:
         a masked copy).
         """
         d = self.idx.shape[0]
-        kept = self.idx.ravel().take(np.flatnonzero(mask)).reshape(d, -1)
+        at = np.flatnonzero(mask)
+        kept = self.idx.ravel().take(at).reshape(d, -1)
         n_present = np.full(d, kept.shape[1])
         # only features missing in this node need their present rows counted
         for j in np.flatnonzero(self.n_present < self.idx.shape[1]):
             n_present[j] = np.count_nonzero(mask[j, : self.n_present[j]])
-        return NodeRows(kept, n_present)
+        return NodeRows(kept, self.values.ravel().take(at).reshape(d, -1), n_present)
 
 
 @dataclass
@@ -151,13 +161,16 @@ class ExactSplitter:
     # ------------------------------------------------------------ node data
     def root(self, keep=None):
         """The root's rows (the round's sample), or, with a boolean ``keep``, those of them."""
-        idx = self.cols.order[self.features]
-        n_present = self.cols.n_present[self.features]
+        cols, every = self.cols, len(self.features) == self.cols.n_features
+        # all features: the fit's arrays themselves (a node never writes into its arrays)
+        idx = cols.order if every else cols.order[self.features]
+        values = cols.values if every else cols.values[self.features]
+        n_present = cols.n_present[self.features]
         if self.rows is not None:
             sampled = np.zeros(self.cols.n_rows, dtype=bool)
             sampled[self.rows] = True
             keep = sampled if keep is None else (keep & sampled)
-        nd = NodeRows(idx, n_present)
+        nd = NodeRows(idx, values, n_present)
         return nd if keep is None else nd.subset(keep[idx])
 
     def node_rows(self, nd):
@@ -204,8 +217,7 @@ class ExactSplitter:
         I = nd.idx[js]
         m = I.shape[1]
         f = self.features[js]
-        XT = self.cols.XT
-        v = np.stack([XT[fj].take(Ij) for fj, Ij in zip(f, I)])  # sorted values, float32
+        v = nd.values[js]  # sorted values, float32
         n_present = nd.n_present[js]
         cover = self.h_cover is not None  # else min_child_weight applies to H itself
 
