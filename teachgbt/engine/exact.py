@@ -10,7 +10,7 @@ H_L gives every candidate split of that feature, and
 and γ is the model's ``gamma`` / 2, so Gain = ½(loss_chg − gamma)).
 
 The scan is a cumulative sum: G_L after the k-th sorted instance is
-``cumsum(g)[k]``. We run it for all features of a node at once, one row of a
+``cumsum(g)[k]``. We run it for many features of a node at once, one row of a
 2-D array per feature, which is what makes the readable trainer fast.
 
 Missing values (seed 003, "sparsity-aware split finding"): they are left out
@@ -157,6 +157,8 @@ class ExactSplitter:
         self._gh = np.empty(cols.n_rows, dtype=np.complex128)
         self._gh.real, self._gh.imag = self.g, self.h
         self._go_left = np.zeros(cols.n_rows, dtype=bool)
+        # XGBoost runs the forward scan only for features with missing values in the data
+        self._forward = cols.has_missing[self.features] & ~cols.constant[self.features]
 
     # ------------------------------------------------------------ node data
     def root(self, keep=None):
@@ -239,18 +241,25 @@ class ExactSplitter:
         if some_missing.any():  # missing values (NaN, sorted last) are no boundary
             boundary &= q + 1 < n_present[:, None]
 
-        def midpoint(r, c):
-            return _midpoint(v[r, c], v[r, c + 1])
-
         # the end candidates (every present value on one side, every missing one on the
         # other) exist only where some of the node's rows miss the feature
         end_ok = (has & some_missing)[:, None]
         vmin, vmax = v[:, :1], v[rows, last][:, None]
+        end = np.zeros_like(end_ok, dtype=int)  # an end family's one position
+
+        def midpoint(r, c):
+            return _midpoint(v[r, c], v[r, c + 1])
+
+        def above(r, c):
+            return _above(vmax[r, c])
+
+        def below(r, c):
+            return _below(vmin[r, c])
 
         parts = []
         # forward scan: values below the threshold go left, missing values go right;
         # XGBoost runs it only for features with missing values somewhere in the data
-        fwd = (self.cols.has_missing[f] & ~self.cols.constant[f])[:, None]
+        fwd = self._forward[js][:, None]
         if fwd.any():
             H_L = ch[:, :-1]
             C_L = cc[:, :-1] if cover else H_L
@@ -258,18 +267,7 @@ class ExactSplitter:
             parts.append(
                 ScanPart(0, False, boundary & fwd, cg[:, :-1], H_L, C_L, positions, midpoint)
             )
-            parts.append(
-                ScanPart(
-                    1,
-                    False,
-                    end_ok & fwd,
-                    G_pres,
-                    H_pres,
-                    C_pres,
-                    np.zeros_like(G_pres, dtype=int),
-                    lambda r, c: _above(vmax[r, c]),
-                )
-            )
+            parts.append(ScanPart(1, False, end_ok & fwd, G_pres, H_pres, C_pres, end, above))
         # backward scan: values at or above the threshold go right, missing values go left
         G_miss, H_miss = G - G_pres, H - H_pres
         C_miss = H_cover - C_pres if cover else H_miss
@@ -279,18 +277,7 @@ class ExactSplitter:
         parts.append(
             ScanPart(2, True, boundary, cg[:, :-1] + G_miss, H_L, C_L, positions, midpoint)
         )
-        parts.append(
-            ScanPart(
-                3,
-                True,
-                end_ok,
-                G_miss,
-                H_miss,
-                C_miss,
-                np.zeros_like(G_miss, dtype=int),
-                lambda r, c: _below(vmin[r, c]),
-            )
-        )
+        parts.append(ScanPart(3, True, end_ok, G_miss, H_miss, C_miss, end, below))
         return f, parts
 
     def _valid(self, part, H_cover, H_R):
@@ -309,6 +296,18 @@ class ExactSplitter:
         # the leaf we keep without splitting (a node lighter than min_child_weight has
         # no valid candidate, whatever its score)
         root64 = formulas.leaf_score(G, H, **kw)
+        best = self._best_numpy(nd, G, H, H_cover, root64)
+        if best is None or not best[-1] > 0:
+            return None
+        feature, threshold, default_left, G_L, H_L, lc = best
+        if not self._really_lowers_loss(G_L, H_L, G, H):
+            return None
+        return self._candidate(feature, threshold, default_left, G_L, H_L, G, H, lc)
+
+    def _best_numpy(self, nd, G, H, H_cover, root64):
+        """The best candidate, block of features by block: (feature, threshold,
+        default_left, G_L, H_L, loss_chg in XGBoost's float32), or None."""
+        kw = self.params.formula_params
         best = None
         for js in self._blocks(nd):
             f, parts = self.scan(nd, js, G, H, H_cover)
@@ -321,22 +320,15 @@ class ExactSplitter:
                 lc += formulas.leaf_score(G_R, H_R, **kw)
                 lc -= root64
                 losses.append(np.where(ok, lc, -np.inf))
-            top = max((float(lc.max()) for lc in losses if lc.size), default=-np.inf)
-            if not np.isfinite(top):
-                continue
             # XGBoost ranks candidates by float32 gains: among those whose float64 gains
-            # are within float32 rounding of the top, let its arithmetic decide
-            tol = 1e-6 * (abs(root64) + abs(top)) + 1e-12
-            near = [np.nonzero(lc >= top - tol) for lc in losses]
+            # are within float32 rounding of their feature's top, let its arithmetic decide
+            top = np.max([lc.max(axis=1, initial=-np.inf) for lc in losses], axis=0)
+            floor = np.where(np.isfinite(top), top - _near_tol(root64, top), np.inf)[:, None]
+            near = [np.nonzero(lc >= floor) for lc in losses]
             cand = self._rank_near_ties(f, parts, near, G, H)
             if cand is not None and (best is None or cand[-1] > best[-1]):
                 best = cand  # a later block has higher feature indices: ties stay earlier
-        if best is None or not best[-1] > 0:
-            return None
-        feature, threshold, default_left, G_L, H_L, lc = best
-        if not self._really_lowers_loss(G_L, H_L, G, H):
-            return None
-        return self._candidate(feature, threshold, default_left, G_L, H_L, G, H, lc)
+        return best
 
     def _rank_near_ties(self, f, parts, near, G, H):
         """The winner among near-tied candidates, by XGBoost's float32 gain and scan order."""
@@ -347,19 +339,11 @@ class ExactSplitter:
             GL, HL = part.G_L[r, c], np.broadcast_to(part.H_L, part.G_L.shape)[r, c]
             lc32 = self._loss32(GL, HL, G, H)
             pos = np.broadcast_to(part.position, part.G_L.shape)[r, c]
-            thr = part.threshold(r, c)
-            for k in range(len(r)):
-                key = (int(r[k]), part.phase, int(pos[k]))
-                recs.append(
-                    (
-                        key,
-                        float(lc32[k]),
-                        float(thr[k]),
-                        part.default_left,
-                        float(GL[k]),
-                        float(HL[k]),
-                    )
-                )
+            thr, phase, left = part.threshold(r, c), part.phase, part.default_left
+            recs += [
+                ((int(rk), phase, int(pk)), float(lk), float(tk), left, float(gk), float(hk))
+                for rk, pk, lk, tk, gk, hk in zip(r, pos, lc32, thr, GL, HL)
+            ]
         if not recs:
             return None
         top = max(rec[1] for rec in recs)
@@ -419,6 +403,12 @@ class ExactSplitter:
             df["G_L"].to_numpy(), df["H_L"].to_numpy(), df["G_R"].to_numpy(), df["H_R"].to_numpy()
         ))  # fmt: skip
         return finish_split_table(df, feature_names, chosen)
+
+
+def _near_tol(root64, top):
+    """How far below the top float64 loss_chg a candidate may be and still tie with it
+    once XGBoost's float32 arithmetic rounds both."""
+    return 1e-6 * (np.abs(root64) + np.abs(top)) + 1e-12
 
 
 def _midpoint(lo, hi):
