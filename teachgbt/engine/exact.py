@@ -28,6 +28,12 @@ gain. Following XGBoost's exact updater:
 * ties: the first strictly better candidate wins in scan order (forward
   candidates before backward ones), and a lower feature index wins across
   features.
+
+Speed: everything here is numpy. When numba is installed, the scan and the
+partition use compiled twins from ``_exact_numba`` that walk the same
+candidates in the same order and add the same numbers, so they grow the same
+trees, bit for bit; set ``teachgbt._kernels.KERNEL = "numpy"`` (or the
+environment variable ``TEACHGBT_KERNEL=numpy``) to use numpy only.
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import formulas
+from .. import _kernels, formulas
 from .grow import KRT_EPS, Candidate
 
 F32 = np.float32
@@ -52,6 +58,12 @@ SPLIT_COLUMNS = [
     "gain",
     "chosen",
 ]
+
+
+def numba_kernels():
+    """The compiled twins of the scan and the partition (``engine._exact_numba``), or None
+    to use numpy (see ``teachgbt._kernels``)."""
+    return _kernels.load("engine._exact_numba")
 
 
 class SortedColumns:
@@ -159,6 +171,7 @@ class ExactSplitter:
         self._go_left = np.zeros(cols.n_rows, dtype=bool)
         # XGBoost runs the forward scan only for features with missing values in the data
         self._forward = cols.has_missing[self.features] & ~cols.constant[self.features]
+        self.kernels = numba_kernels()
 
     # ------------------------------------------------------------ node data
     def root(self, keep=None):
@@ -195,6 +208,11 @@ class ExactSplitter:
         x = self.cols.XT[cand.feature].take(rows)
         # the same routing rule as Tree.apply: x < threshold, missing → default
         self._go_left[rows] = np.where(np.isnan(x), cand.default_left, x < F32(cand.threshold))
+        if self.kernels is not None:  # both sides in one compiled pass
+            li, lv, ri, rv, n_left = self.kernels.partition(
+                nd.idx, nd.values, self._go_left, nd.n_present
+            )
+            return NodeRows(li, lv, n_left), NodeRows(ri, rv, nd.n_present - n_left)
         go_left = self._go_left.take(nd.idx)  # each row's side, in every feature's order
         return nd.subset(go_left), nd.subset(~go_left)
 
@@ -296,7 +314,10 @@ class ExactSplitter:
         # the leaf we keep without splitting (a node lighter than min_child_weight has
         # no valid candidate, whatever its score)
         root64 = formulas.leaf_score(G, H, **kw)
-        best = self._best_numpy(nd, G, H, H_cover, root64)
+        if self.kernels is not None:
+            best = self._best_compiled(nd, G, H, H_cover, root64)
+        else:
+            best = self._best_numpy(nd, G, H, H_cover, root64)
         if best is None or not best[-1] > 0:
             return None
         feature, threshold, default_left, G_L, H_L, lc = best
@@ -329,6 +350,29 @@ class ExactSplitter:
             if cand is not None and (best is None or cand[-1] > best[-1]):
                 best = cand  # a later block has higher feature indices: ties stay earlier
         return best
+
+    def _best_compiled(self, nd, G, H, H_cover, root64):
+        """``_best_numpy`` with the compiled scan (``_exact_numba.best_splits``): each
+        feature's winner, then the first feature whose winner is best."""
+        kw = self.params.formula_params
+        names = ("reg_lambda", "reg_alpha", "max_delta_step", "min_child_weight")
+        params = (*(kw[n] for n in names), self.params.float32)
+        c = self.h if self.h_cover is None else self.h_cover
+        root32 = float(self.params.side_score(np.float64(G), np.float64(H)))
+        lc, phase, q, G_L, H_L = self.kernels.best_splits(
+            nd.idx, nd.values, nd.n_present, self.g, self.h, c, self._forward,
+            G, H, H_cover, root64, root32, params,
+        )  # fmt: skip
+        j = int(np.argmax(lc))  # the first of equals: a lower feature index wins
+        if phase[j] < 0:
+            return None
+        phase, q, v, n_present = phase[j], q[j], nd.values[j], nd.n_present[j]
+        if phase in (0, 2):
+            threshold = _midpoint(v[q : q + 1], v[q + 1 : q + 2])
+        else:
+            threshold = _above(v[n_present - 1 : n_present]) if phase == 1 else _below(v[:1])
+        feature, threshold = int(self.features[j]), float(threshold[0])
+        return (feature, threshold, phase >= 2, float(G_L[j]), float(H_L[j]), float(lc[j]))
 
     def _rank_near_ties(self, f, parts, near, G, H):
         """The winner among near-tied candidates, by XGBoost's float32 gain and scan order."""
