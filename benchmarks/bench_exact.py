@@ -6,6 +6,7 @@ test AUC and the ratio of each fit time to teachgbt's.
 
     python benchmarks/bench_exact.py              # 100k x 28, 50 rounds, depth 6
     python benchmarks/bench_exact.py --rows 20000 --rounds 10
+    TEACHGBT_KERNEL=numpy python benchmarks/bench_exact.py   # the numpy scan alone
 """
 
 from __future__ import annotations
