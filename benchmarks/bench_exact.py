@@ -6,6 +6,7 @@ test AUC and the ratio of each fit time to teachgbt's.
 
     python benchmarks/bench_exact.py              # 100k x 28, 50 rounds, depth 6
     python benchmarks/bench_exact.py --rows 20000 --rounds 10
+    TEACHGBT_KERNEL=numpy python benchmarks/bench_exact.py   # the numpy scan alone
 """
 
 from __future__ import annotations
@@ -68,9 +69,12 @@ def main(argv=None):
         print(f"{name:<38} fit {t:8.2f} s   test AUC {rows[-1][2]:.4f}", flush=True)
 
     import teachgbt as tg
+    from teachgbt.engine.exact import numba_kernels
 
+    # numba's compiled twins of the scan when installed (TEACHGBT_KERNEL=numpy: numpy only)
+    kernel = "numba" if numba_kernels() is not None else "numpy"
     run(
-        "teachgbt exact (numpy)",
+        f"teachgbt exact ({kernel})",
         lambda: tg.BoostingClassifier(
             n_estimators=args.rounds, max_depth=args.depth, learning_rate=lr, verbose=False
         ).fit(Xtr, ytr),

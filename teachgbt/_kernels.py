@@ -1,10 +1,11 @@
 """Where the compiled kernels come from: numba when it is installed, numpy otherwise.
 
 The compiled modules (``teachgbt._tree_numba`` for routing rows through a tree,
-``teachgbt.engine._hist_numba`` for the histogram trainer) repeat the numpy
-code's arithmetic in the same order, so either grows and predicts the same
-trees. ``KERNEL`` (or the environment variable ``TEACHGBT_KERNEL``) picks:
-"auto" (numba when importable), "numpy" or "numba".
+``teachgbt.engine._hist_numba`` for the histogram trainer,
+``teachgbt.engine._exact_numba`` for the exact one) repeat the numpy code's
+arithmetic in the same order, so either grows and predicts the same trees.
+``KERNEL`` (or the environment variable ``TEACHGBT_KERNEL``) picks: "auto"
+(numba when importable), "numpy" or "numba".
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@
     grow.py         growth policy shared by every split finder: depth-wise or best-first,
                     pre-stopping or post-pruning with gamma
     exact.py        the exact greedy split finder (sorted scan of every feature)
+    _exact_numba.py its compiled twins (numba, optional)
     binning.py      features binned once per fit (cut points, NaN in a bin of its own)
     hist.py         the histogram split finder over those bins, for full-size data
     _hist_numba.py  its compiled twins (numba, optional)

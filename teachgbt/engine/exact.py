@@ -10,7 +10,7 @@ H_L gives every candidate split of that feature, and
 and γ is the model's ``gamma`` / 2, so Gain = ½(loss_chg − gamma)).
 
 The scan is a cumulative sum: G_L after the k-th sorted instance is
-``cumsum(g)[k]``. We run it for all features of a node at once, one row of a
+``cumsum(g)[k]``. We run it for many features of a node at once, one row of a
 2-D array per feature, which is what makes the readable trainer fast.
 
 Missing values (seed 003, "sparsity-aware split finding"): they are left out
@@ -28,6 +28,12 @@ gain. Following XGBoost's exact updater:
 * ties: the first strictly better candidate wins in scan order (forward
   candidates before backward ones), and a lower feature index wins across
   features.
+
+Speed: everything here is numpy. When numba is installed, the scan and the
+partition use compiled twins from ``_exact_numba`` that walk the same
+candidates in the same order and add the same numbers, so they grow the same
+trees, bit for bit; set ``teachgbt._kernels.KERNEL = "numpy"`` (or the
+environment variable ``TEACHGBT_KERNEL=numpy``) to use numpy only.
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import formulas
+from .. import _kernels, formulas
 from .grow import KRT_EPS, Candidate
 
 F32 = np.float32
@@ -54,11 +60,18 @@ SPLIT_COLUMNS = [
 ]
 
 
+def numba_kernels():
+    """The compiled twins of the scan and the partition (``engine._exact_numba``), or None
+    to use numpy (see ``teachgbt._kernels``)."""
+    return _kernels.load("engine._exact_numba")
+
+
 class SortedColumns:
     """Per-fit data for the exact trainer: features in float32, each sorted once.
 
     ``XT[f]`` is feature f; ``order[f]`` the row ids sorted by it with missing
-    values last; ``n_present[f]`` how many are not missing.
+    values last, and ``values[f]`` the feature's values in that order;
+    ``n_present[f]`` how many are not missing.
     """
 
     def __init__(self, X32):
@@ -67,6 +80,7 @@ class SortedColumns:
         self.n_features = X32.shape[1]
         # argsort puts NaN last; a stable sort keeps row order among equal values
         self.order = np.argsort(self.XT, axis=1, kind="stable").astype(np.int32)
+        self.values = np.take_along_axis(self.XT, self.order, axis=1)
         present = ~np.isnan(self.XT)
         self.n_present = present.sum(axis=1)
         self.has_missing = self.n_present < self.n_rows
@@ -77,10 +91,34 @@ class SortedColumns:
 
 @dataclass
 class NodeRows:
-    """The rows of one node: ``idx[j]`` sorted by feature ``features[j]``, missing last."""
+    """The rows of one node: ``idx[j]`` sorted by feature ``features[j]``, missing last.
+
+    ``values[j]`` are that feature's values in the same order. They travel with
+    the row ids (a partition keeps both in step) because reading them in order
+    from the previous node's copy is much cheaper than looking every row up
+    again, scattered over the whole column, at every node.
+    """
 
     idx: np.ndarray  # (n_features_used, n_rows_in_node) int32
+    values: np.ndarray  # (n_features_used, n_rows_in_node) float32
     n_present: np.ndarray  # (n_features_used,)
+
+    def subset(self, mask):
+        """The rows where ``mask`` (aligned with ``idx``) is True, each feature's order kept.
+
+        Every line of ``idx`` holds the same rows, so every line keeps as many;
+        the positions of the kept ones, read in order, give a stable partition
+        in one pass over the whole array (no per-feature loop, no reshape of
+        a masked copy).
+        """
+        d = self.idx.shape[0]
+        at = np.flatnonzero(mask)
+        kept = self.idx.ravel().take(at).reshape(d, -1)
+        n_present = np.full(d, kept.shape[1])
+        # only features missing in this node need their present rows counted
+        for j in np.flatnonzero(self.n_present < self.idx.shape[1]):
+            n_present[j] = np.count_nonzero(mask[j, : self.n_present[j]])
+        return NodeRows(kept, self.values.ravel().take(at).reshape(d, -1), n_present)
 
 
 @dataclass
@@ -89,10 +127,13 @@ class ScanPart:
 
     ``phase`` orders the families as XGBoost scans them: 0 forward scan, 1 its
     end, 2 backward scan, 3 its end; ``position`` orders candidates inside one.
+    ``exists`` is False where there is no candidate (no boundary between two
+    distinct values there, or no missing value to send one way).
     """
 
     phase: int
     default_left: bool
+    exists: np.ndarray
     G_L: np.ndarray
     H_L: np.ndarray
     C_L: np.ndarray  # what min_child_weight is checked on (H, or the cover)
@@ -110,7 +151,7 @@ class ExactSplitter:
     """
 
     def __init__(
-        self, cols, g, h, params, rows=None, features=None, h_cover=None, chunk_elems=1 << 21
+        self, cols, g, h, params, rows=None, features=None, h_cover=None, chunk_elems=1 << 17
     ):
         self.cols = cols
         # kept in their own precision (float32 for XGBoost-style training); summed in float64
@@ -123,23 +164,29 @@ class ExactSplitter:
             np.arange(cols.n_features) if features is None else np.sort(np.asarray(features))
         )
         self.chunk_elems = chunk_elems
+        # (g, h) of each row as one complex number: one cumulative sum adds both, in
+        # float64, exactly as two would (complex addition adds the parts apart)
+        self._gh = np.empty(cols.n_rows, dtype=np.complex128)
+        self._gh.real, self._gh.imag = self.g, self.h
         self._go_left = np.zeros(cols.n_rows, dtype=bool)
+        # XGBoost runs the forward scan only for features with missing values in the data
+        self._forward = cols.has_missing[self.features] & ~cols.constant[self.features]
+        self.kernels = numba_kernels()
 
     # ------------------------------------------------------------ node data
     def root(self, keep=None):
         """The root's rows (the round's sample), or, with a boolean ``keep``, those of them."""
-        idx = self.cols.order[self.features]
-        n_present = self.cols.n_present[self.features]
+        cols, every = self.cols, len(self.features) == self.cols.n_features
+        # all features: the fit's arrays themselves (a node never writes into its arrays)
+        idx = cols.order if every else cols.order[self.features]
+        values = cols.values if every else cols.values[self.features]
+        n_present = cols.n_present[self.features]
         if self.rows is not None:
             sampled = np.zeros(self.cols.n_rows, dtype=bool)
             sampled[self.rows] = True
             keep = sampled if keep is None else (keep & sampled)
-        if keep is not None:
-            mask = keep[idx]
-            pos_present = np.arange(idx.shape[1])[None, :] < n_present[:, None]
-            n_present = (mask & pos_present).sum(axis=1)
-            idx = idx[mask].reshape(len(self.features), -1)
-        return NodeRows(idx, n_present)
+        nd = NodeRows(idx, values, n_present)
+        return nd if keep is None else nd.subset(keep[idx])
 
     def node_rows(self, nd):
         """Row ids of a node."""
@@ -161,21 +208,24 @@ class ExactSplitter:
         x = self.cols.XT[cand.feature].take(rows)
         # the same routing rule as Tree.apply: x < threshold, missing → default
         self._go_left[rows] = np.where(np.isnan(x), cand.default_left, x < F32(cand.threshold))
-        mask = self._go_left[nd.idx]
-        pos_present = np.arange(nd.idx.shape[1])[None, :] < nd.n_present[:, None]
-        d = len(self.features)
-        left = NodeRows(nd.idx[mask].reshape(d, -1), (mask & pos_present).sum(axis=1))
-        right = NodeRows(nd.idx[~mask].reshape(d, -1), (~mask & pos_present).sum(axis=1))
-        return left, right
+        if self.kernels is not None:  # both sides in one compiled pass
+            li, lv, ri, rv, n_left = self.kernels.partition(
+                nd.idx, nd.values, self._go_left, nd.n_present
+            )
+            return NodeRows(li, lv, n_left), NodeRows(ri, rv, nd.n_present - n_left)
+        go_left = self._go_left.take(nd.idx)  # each row's side, in every feature's order
+        return nd.subset(go_left), nd.subset(~go_left)
 
     # ------------------------------------------------------------- the scan
     def _blocks(self, nd):
-        """Features in blocks small enough that a block's arrays stay within memory."""
+        """Features in blocks (slices of ``self.features``) small enough that a block's
+        arrays stay in the processor's cache: numpy then makes its many passes over them
+        several times faster than over arrays that must come from main memory."""
         m = max(nd.idx.shape[1], 1)
         step = max(1, self.chunk_elems // m)
         d = len(self.features)
         for s in range(0, d, step):
-            yield np.arange(s, min(d, s + step))
+            yield slice(s, min(d, s + step))
 
     def scan(self, nd, js, G, H, H_cover):
         """Seed 000's left-to-right scan over the features ``self.features[js]`` of one node.
@@ -187,98 +237,73 @@ class ExactSplitter:
         I = nd.idx[js]
         m = I.shape[1]
         f = self.features[js]
-        XT = self.cols.XT
-        v = np.stack([XT[fj].take(Ij) for fj, Ij in zip(f, I)])  # sorted values, float32
+        v = nd.values[js]  # sorted values, float32
         n_present = nd.n_present[js]
+        cover = self.h_cover is not None  # else min_child_weight applies to H itself
 
         # G_L and H_L after each sorted instance: the running sums of the scan
-        cg = np.cumsum(self.g[I], axis=1, dtype=np.float64)
-        ch = np.cumsum(self.h[I], axis=1, dtype=np.float64)
-        cc = ch if self.h_cover is None else np.cumsum(self.h_cover[I], axis=1, dtype=np.float64)
-        rows = np.arange(len(js))
+        cgh = np.cumsum(self._gh.take(I), axis=1)
+        cg, ch = cgh.real, cgh.imag
+        cc = np.cumsum(self.h_cover.take(I), axis=1, dtype=np.float64) if cover else ch
+        rows = np.arange(len(f))
         last = np.maximum(n_present - 1, 0)
         has = n_present > 0
         G_pres = np.where(has, cg[rows, last], 0.0)[:, None]
         H_pres = np.where(has, ch[rows, last], 0.0)[:, None]
-        C_pres = np.where(has, cc[rows, last], 0.0)[:, None]
+        C_pres = np.where(has, cc[rows, last], 0.0)[:, None] if cover else H_pres
 
         # a boundary between sorted positions q and q+1 holding two distinct present values
         q = np.arange(m - 1)[None, :]
-        boundary = (q + 1 < n_present[:, None]) & (v[:, :-1] != v[:, 1:])
-        no_boundary = ~boundary
-
-        def midpoint(r, c):
-            lo, hi = v[r, c], v[r, c + 1]
-            mid = ((lo + hi) * F32(0.5)).astype(F32)
-            return np.where(mid > lo, mid, hi)  # unless float32 rounds it onto lo
+        boundary = v[:, :-1] != v[:, 1:]
+        some_missing = n_present < m
+        if some_missing.any():  # missing values (NaN, sorted last) are no boundary
+            boundary &= q + 1 < n_present[:, None]
 
         # the end candidates (every present value on one side, every missing one on the
         # other) exist only where some of the node's rows miss the feature
-        end_ok = (has & (n_present < m))[:, None]
+        end_ok = (has & some_missing)[:, None]
         vmin, vmax = v[:, :1], v[rows, last][:, None]
+        end = np.zeros_like(end_ok, dtype=int)  # an end family's one position
 
-        def gap(x):
-            return (np.abs(x) + F32(KRT_EPS)).astype(F32)
+        def midpoint(r, c):
+            return _midpoint(v[r, c], v[r, c + 1])
+
+        def above(r, c):
+            return _above(vmax[r, c])
+
+        def below(r, c):
+            return _below(vmin[r, c])
 
         parts = []
         # forward scan: values below the threshold go left, missing values go right;
         # XGBoost runs it only for features with missing values somewhere in the data
-        fwd = (self.cols.has_missing[f] & ~self.cols.constant[f])[:, None]
+        fwd = self._forward[js][:, None]
         if fwd.any():
-            off = no_boundary | ~fwd
+            H_L = ch[:, :-1]
+            C_L = cc[:, :-1] if cover else H_L
+            positions = np.broadcast_to(q, boundary.shape)
             parts.append(
-                ScanPart(
-                    0,
-                    False,
-                    _off(cg[:, :-1], off),
-                    ch[:, :-1],
-                    cc[:, :-1],
-                    np.broadcast_to(q, boundary.shape),
-                    midpoint,
-                )
+                ScanPart(0, False, boundary & fwd, cg[:, :-1], H_L, C_L, positions, midpoint)
             )
-            off = ~(end_ok & fwd)
-            parts.append(
-                ScanPart(
-                    1,
-                    False,
-                    _off(G_pres, off),
-                    H_pres,
-                    C_pres,
-                    np.zeros_like(G_pres, dtype=int),
-                    lambda r, c: (vmax[r, c] + gap(vmax[r, c])).astype(F32),
-                )
-            )
+            parts.append(ScanPart(1, False, end_ok & fwd, G_pres, H_pres, C_pres, end, above))
         # backward scan: values at or above the threshold go right, missing values go left
-        G_miss, H_miss, C_miss = G - G_pres, H - H_pres, H_cover - C_pres
+        G_miss, H_miss = G - G_pres, H - H_pres
+        C_miss = H_cover - C_pres if cover else H_miss
+        H_L = ch[:, :-1] + H_miss
+        C_L = cc[:, :-1] + C_miss if cover else H_L
+        positions = np.broadcast_to(-q, boundary.shape)
         parts.append(
-            ScanPart(
-                2,
-                True,
-                _off(cg[:, :-1] + G_miss, no_boundary),
-                ch[:, :-1] + H_miss,
-                cc[:, :-1] + C_miss,
-                np.broadcast_to(-q, boundary.shape),
-                midpoint,
-            )
+            ScanPart(2, True, boundary, cg[:, :-1] + G_miss, H_L, C_L, positions, midpoint)
         )
-        parts.append(
-            ScanPart(
-                3,
-                True,
-                _off(G_miss, ~end_ok),
-                H_miss,
-                C_miss,
-                np.zeros_like(G_miss, dtype=int),
-                lambda r, c: (vmin[r, c] - gap(vmin[r, c])).astype(F32),
-            )
-        )
+        parts.append(ScanPart(3, True, end_ok, G_miss, H_miss, C_miss, end, below))
         return f, parts
 
-    def _valid(self, part, H_cover):
-        """Candidates that exist (G_L not NaN) and give both children enough cover."""
+    def _valid(self, part, H_cover, H_R):
+        """Candidates that exist and give both children enough cover (H, or the cover sums
+        of ``h_cover``; ``H_R`` = H − H_L is the right side's when they are H)."""
         mcw = self.params.formula_params["min_child_weight"]
-        return (~np.isnan(part.G_L)) & (part.C_L >= mcw) & (H_cover - part.C_L >= mcw)
+        C_R = H_R if part.C_L is part.H_L else H_cover - part.C_L
+        return part.exists & (part.C_L >= mcw) & (C_R >= mcw)
 
     def find_split(self, nd, G, H):
         """The best split of a node, or None when no candidate lowers the loss."""
@@ -289,33 +314,65 @@ class ExactSplitter:
         # the leaf we keep without splitting (a node lighter than min_child_weight has
         # no valid candidate, whatever its score)
         root64 = formulas.leaf_score(G, H, **kw)
-        best = None
-        for js in self._blocks(nd):
-            f, parts = self.scan(nd, js, G, H, H_cover)
-            # loss_chg (the tutorial's gain ×2, before γ) of every candidate, in float64
-            losses = []
-            for part in parts:
-                ok = self._valid(part, H_cover)
-                lc = formulas.leaf_score(part.G_L, part.H_L, **kw)
-                lc += formulas.leaf_score(G - part.G_L, H - part.H_L, **kw)
-                lc -= root64
-                losses.append(np.where(ok, lc, -np.inf))
-            top = max((float(lc.max()) for lc in losses if lc.size), default=-np.inf)
-            if not np.isfinite(top):
-                continue
-            # XGBoost ranks candidates by float32 gains: among those whose float64 gains
-            # are within float32 rounding of the top, let its arithmetic decide
-            tol = 1e-6 * (abs(root64) + abs(top)) + 1e-12
-            near = [np.nonzero(lc >= top - tol) for lc in losses]
-            cand = self._rank_near_ties(f, parts, near, G, H)
-            if cand is not None and (best is None or cand[-1] > best[-1]):
-                best = cand  # a later block has higher feature indices: ties stay earlier
+        if self.kernels is not None:
+            best = self._best_compiled(nd, G, H, H_cover, root64)
+        else:
+            best = self._best_numpy(nd, G, H, H_cover, root64)
         if best is None or not best[-1] > 0:
             return None
         feature, threshold, default_left, G_L, H_L, lc = best
         if not self._really_lowers_loss(G_L, H_L, G, H):
             return None
         return self._candidate(feature, threshold, default_left, G_L, H_L, G, H, lc)
+
+    def _best_numpy(self, nd, G, H, H_cover, root64):
+        """The best candidate, block of features by block: (feature, threshold,
+        default_left, G_L, H_L, loss_chg in XGBoost's float32), or None."""
+        kw = self.params.formula_params
+        best = None
+        for js in self._blocks(nd):
+            f, parts = self.scan(nd, js, G, H, H_cover)
+            # loss_chg (the tutorial's gain ×2, before γ) of every candidate, in float64
+            losses = []
+            for part in parts:
+                G_R, H_R = G - part.G_L, H - part.H_L
+                ok = self._valid(part, H_cover, H_R)
+                lc = formulas.leaf_score(part.G_L, part.H_L, **kw)
+                lc += formulas.leaf_score(G_R, H_R, **kw)
+                lc -= root64
+                losses.append(np.where(ok, lc, -np.inf))
+            # XGBoost ranks candidates by float32 gains: among those whose float64 gains
+            # are within float32 rounding of their feature's top, let its arithmetic decide
+            top = np.max([lc.max(axis=1, initial=-np.inf) for lc in losses], axis=0)
+            floor = np.where(np.isfinite(top), top - _near_tol(root64, top), np.inf)[:, None]
+            near = [np.nonzero(lc >= floor) for lc in losses]
+            cand = self._rank_near_ties(f, parts, near, G, H)
+            if cand is not None and (best is None or cand[-1] > best[-1]):
+                best = cand  # a later block has higher feature indices: ties stay earlier
+        return best
+
+    def _best_compiled(self, nd, G, H, H_cover, root64):
+        """``_best_numpy`` with the compiled scan (``_exact_numba.best_splits``): each
+        feature's winner, then the first feature whose winner is best."""
+        kw = self.params.formula_params
+        names = ("reg_lambda", "reg_alpha", "max_delta_step", "min_child_weight")
+        params = (*(kw[n] for n in names), self.params.float32)
+        c = self.h if self.h_cover is None else self.h_cover
+        root32 = float(self.params.side_score(np.float64(G), np.float64(H)))
+        lc, phase, q, G_L, H_L = self.kernels.best_splits(
+            nd.idx, nd.values, nd.n_present, self.g, self.h, c, self._forward,
+            G, H, H_cover, root64, root32, params,
+        )  # fmt: skip
+        j = int(np.argmax(lc))  # the first of equals: a lower feature index wins
+        if phase[j] < 0:
+            return None
+        phase, q, v, n_present = phase[j], q[j], nd.values[j], nd.n_present[j]
+        if phase in (0, 2):
+            threshold = _midpoint(v[q : q + 1], v[q + 1 : q + 2])
+        else:
+            threshold = _above(v[n_present - 1 : n_present]) if phase == 1 else _below(v[:1])
+        feature, threshold = int(self.features[j]), float(threshold[0])
+        return (feature, threshold, phase >= 2, float(G_L[j]), float(H_L[j]), float(lc[j]))
 
     def _rank_near_ties(self, f, parts, near, G, H):
         """The winner among near-tied candidates, by XGBoost's float32 gain and scan order."""
@@ -326,19 +383,11 @@ class ExactSplitter:
             GL, HL = part.G_L[r, c], np.broadcast_to(part.H_L, part.G_L.shape)[r, c]
             lc32 = self._loss32(GL, HL, G, H)
             pos = np.broadcast_to(part.position, part.G_L.shape)[r, c]
-            thr = part.threshold(r, c)
-            for k in range(len(r)):
-                key = (int(r[k]), part.phase, int(pos[k]))
-                recs.append(
-                    (
-                        key,
-                        float(lc32[k]),
-                        float(thr[k]),
-                        part.default_left,
-                        float(GL[k]),
-                        float(HL[k]),
-                    )
-                )
+            thr, phase, left = part.threshold(r, c), part.phase, part.default_left
+            recs += [
+                ((int(rk), phase, int(pk)), float(lk), float(tk), left, float(gk), float(hk))
+                for rk, pk, lk, tk, gk, hk in zip(r, pos, lc32, thr, GL, HL)
+            ]
         if not recs:
             return None
         top = max(rec[1] for rec in recs)
@@ -379,7 +428,7 @@ class ExactSplitter:
         for js in self._blocks(nd):
             f, parts = self.scan(nd, js, G, H, H_cover)
             for part in parts:
-                r, c = np.nonzero(self._valid(part, H_cover))
+                r, c = np.nonzero(self._valid(part, H_cover, H - part.H_L))
                 shape = part.G_L.shape
                 recs.append(pd.DataFrame({
                     "_r": r, "_phase": part.phase,
@@ -400,9 +449,31 @@ class ExactSplitter:
         return finish_split_table(df, feature_names, chosen)
 
 
-def _off(a, off):
-    """``a`` with NaN where a candidate does not exist."""
-    return np.where(off, np.nan, a)
+def _near_tol(root64, top):
+    """How far below the top float64 loss_chg a candidate may be and still tie with it
+    once XGBoost's float32 arithmetic rounds both."""
+    return 1e-6 * (np.abs(root64) + np.abs(top)) + 1e-12
+
+
+def _midpoint(lo, hi):
+    """XGBoost's threshold between two adjacent distinct values: their midpoint in
+    float32, or the upper value when float32 rounds the midpoint onto the lower one."""
+    mid = ((lo + hi) * F32(0.5)).astype(F32)
+    return np.where(mid > lo, mid, hi)
+
+
+def _gap(x):
+    return (np.abs(x) + F32(KRT_EPS)).astype(F32)
+
+
+def _above(vmax):
+    """The forward scan's end threshold: just above the largest present value."""
+    return (vmax + _gap(vmax)).astype(F32)
+
+
+def _below(vmin):
+    """The backward scan's end threshold: just below the smallest present value."""
+    return (vmin - _gap(vmin)).astype(F32)
 
 
 def finish_split_table(df, feature_names, chosen):

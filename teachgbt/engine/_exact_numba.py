@@ -1,0 +1,208 @@
+"""Compiled twins of the exact trainer's scan and partition (optional: needs numba).
+
+``exact.py`` holds the readable numpy version. These kernels walk the same
+candidates of a node, feature by feature in XGBoost's scan order, with the
+same float64 running sums (added one sorted row after another, as
+``np.cumsum``) and the same scores (``_hist_numba``'s scalar twins of
+``formulas.leaf_score`` and of ``GrowParams.side_score``), so both grow the same
+trees, bit for bit (``tests/test_exact_kernels.py`` checks). Importing this
+module fails without numba, and ``exact.numba_kernels`` then gives None.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from numba import get_num_threads, njit
+
+from ._hist_numba import _loss_chg
+
+# below this many (row, feature) pairs a node is scanned on one thread: waking the
+# others would cost more than it saves
+PARALLEL_WORK = 1 << 16
+
+
+@njit(cache=True, nogil=True)
+def _best_of_feature(rows, vals, n_present, g, h, c, fwd, node, float32):
+    """The winner among one feature's candidates at a node (``ExactSplitter.scan``'s four
+    families, ``_best_numpy``'s rule): (loss_chg32, phase, q, G_L, H_L), phase −1 if none.
+
+    ``rows``/``vals``: the node's row ids and values in sorted order, missing
+    last; ``c`` is ``h`` itself when min_child_weight applies to H; ``node``
+    holds G, H, the cover C, the parent's float64 and float32 scores and
+    λ, α, max_delta_step, min_child_weight (see ``best_splits``). A first
+    pass gives every valid candidate's float64 loss_chg and the feature's top;
+    a second, in scan order, lets XGBoost's float32 loss_chg rank those within
+    float32 rounding of the top, the first of equals winning.
+    """
+    G, H, C, root64, root32, lam, alpha, mds, mcw = node
+    n, m = n_present, rows.shape[0]
+    # G_L, H_L (and the cover) after each present sorted row: the scan's running sums
+    cg, ch, cc = np.empty(n), np.empty(n), np.empty(n)
+    sg, sh, sc = 0.0, 0.0, 0.0
+    for i in range(n):
+        r = rows[i]
+        sg += g[r]
+        sh += h[r]
+        sc += c[r]
+        cg[i], ch[i], cc[i] = sg, sh, sc
+    end_ok = 0 < n < m  # some values present, some missing: the two end candidates
+
+    # every valid candidate's float64 loss_chg, in scan order: forward boundaries (q up)
+    # and end (k = n − 1), then backward boundaries (q down) and end; a boundary lies
+    # between two distinct values
+    n_fwd = n if fwd else 0
+    lc64 = np.full(n_fwd + n, -np.inf)  # k < n_fwd: forward k; else backward n_fwd + b
+    args = (lam, alpha, mds, mcw, False)
+    for q in range(n_fwd - 1):
+        if vals[q] != vals[q + 1] and cc[q] >= mcw and C - cc[q] >= mcw:
+            lc64[q] = _loss_chg(cg[q], ch[q], G - cg[q], H - ch[q], root64, *args)
+    if n_fwd > 0 and end_ok:
+        GL, HL, CL = cg[n - 1], ch[n - 1], cc[n - 1]
+        if CL >= mcw and C - CL >= mcw:
+            lc64[n_fwd - 1] = _loss_chg(GL, HL, G - GL, H - HL, root64, *args)
+    if n > 0:
+        G_miss, H_miss, C_miss = G - cg[n - 1], H - ch[n - 1], C - cc[n - 1]
+        for q in range(n - 2, -1, -1):
+            GL, HL, CL = cg[q] + G_miss, ch[q] + H_miss, cc[q] + C_miss
+            if vals[q] != vals[q + 1] and CL >= mcw and C - CL >= mcw:
+                lc64[n_fwd + n - 2 - q] = _loss_chg(GL, HL, G - GL, H - HL, root64, *args)
+        if end_ok and C_miss >= mcw and C - C_miss >= mcw:
+            lc64[n_fwd + n - 1] = _loss_chg(G_miss, H_miss, G - G_miss, H - H_miss, root64, *args)
+
+    best = (-np.inf, -1, -1, 0.0, 0.0)
+    top = lc64.max() if n_fwd + n > 0 else -np.inf
+    if not np.isfinite(top):
+        return best
+    floor = top - (1e-6 * (abs(root64) + abs(top)) + 1e-12)  # exact._near_tol
+    for k in range(n_fwd + n):
+        if not lc64[k] >= floor:
+            continue
+        phase, q, GL, HL = _candidate(k, n_fwd, n, cg, ch, G, H)
+        lc32 = _loss_chg(GL, HL, G - GL, H - HL, root32, lam, alpha, mds, mcw, float32)
+        if lc32 > best[0]:
+            best = (lc32, phase, q, GL, HL)
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _candidate(k, n_fwd, n, cg, ch, G, H):
+    """Candidate k of ``_best_of_feature``'s scan order: (phase, q, G_L, H_L)."""
+    if k < n_fwd:  # forward: values < threshold left, missing right
+        return (1, 0, cg[n - 1], ch[n - 1]) if k == n_fwd - 1 else (0, k, cg[k], ch[k])
+    # backward: values >= threshold right, the rest and the missing ones left
+    G_miss, H_miss = G - cg[n - 1], H - ch[n - 1]
+    if k == n_fwd + n - 1:
+        return 3, 0, G_miss, H_miss
+    q = n_fwd + n - 2 - k
+    return 2, q, cg[q] + G_miss, ch[q] + H_miss
+
+
+@njit(cache=True, nogil=True)
+def _best_line(idx, values, n_present, g, h, c, fwd, node, float32, sums, where, j):
+    lc, phase, q, G_L, H_L = _best_of_feature(
+        idx[j], values[j], n_present[j], g, h, c, fwd[j], node, float32
+    )
+    sums[j, 0], sums[j, 1], sums[j, 2] = lc, G_L, H_L
+    where[j, 0], where[j, 1] = phase, q
+
+
+@njit(cache=True, nogil=True)
+def _best_lines(idx, values, n_present, g, h, c, fwd, node, float32, sums, where, j0, j1):
+    for j in range(j0, j1):
+        _best_line(idx, values, n_present, g, h, c, fwd, node, float32, sums, where, j)
+
+
+def best_splits(idx, values, n_present, g, h, c, fwd, G, H, C, root64, root32, params):
+    """Every feature's winning candidate at a node (``_best_of_feature``), the features
+    shared out between threads when the node is large: arrays loss_chg32 (−inf: none),
+    phase, q, G_L, H_L, one entry per feature. ``params``: λ, α, max_delta_step,
+    min_child_weight and whether XGBoost's float32 arithmetic ranks the candidates."""
+    d = idx.shape[0]
+    *penalties, float32 = params
+    node = np.array([G, H, C, root64, root32, *penalties], dtype=np.float64)
+    sums, where = np.empty((d, 3)), np.empty((d, 2), dtype=np.int64)
+    args = (idx, values, n_present, g, h, c, fwd, node, bool(float32), sums, where)
+    _share_lines(_best_lines, args, d, idx.size)
+    return sums[:, 0], where[:, 0], where[:, 1], sums[:, 1], sums[:, 2]
+
+
+@njit(cache=True, nogil=True)
+def _partition_line(idx, values, go_left, n_present, n_left, ids, vals, left_present, j):
+    """Line j of ``partition``: its left rows to line j of the left block of ``ids`` and
+    ``vals``, its right rows to line j of the right block, each side in sorted order.
+
+    Every row is written to the next free place of the side it goes to, chosen by
+    arithmetic rather than a branch: which side a row goes to is a coin toss the
+    processor cannot predict.
+    """
+    d, m = idx.shape
+    at_l = j * n_left  # the left block: d lines of n_left
+    at_r = d * n_left + j * (m - n_left)  # then the right block: d lines of m − n_left
+    present = 0
+    for i in range(m):
+        r = idx[j, i]
+        s = np.int64(go_left[r])
+        to = at_r + (at_l - at_r) * s
+        ids[to] = r
+        vals[to] = values[j, i]
+        at_l += s
+        at_r += 1 - s
+        present += s * (i < n_present[j])
+    left_present[j] = present
+
+
+@njit(cache=True, nogil=True)
+def _partition_lines(idx, values, go_left, n_present, n_left, ids, vals, left_present, j0, j1):
+    for j in range(j0, j1):
+        _partition_line(idx, values, go_left, n_present, n_left, ids, vals, left_present, j)
+
+
+def partition(idx, values, go_left, n_present):
+    """``NodeRows.subset`` of both sides at once: each line of ``idx``/``values`` split
+    into the rows with ``go_left[row]`` and the others, order kept. Returns left ids,
+    left values, right ids, right values (each side C-contiguous, the two sharing one
+    buffer) and how many of each line's present values go left."""
+    d, m = idx.shape
+    n_left = int(np.count_nonzero(go_left[idx[0]])) if d else 0
+    ids = np.empty(d * m, dtype=idx.dtype)
+    vals = np.empty(d * m, dtype=values.dtype)
+    left_present = np.empty(d, dtype=np.int64)
+    args = (idx, values, go_left, n_present, n_left, ids, vals, left_present)
+    _share_lines(_partition_lines, args, d, idx.size)
+    cut = d * n_left
+    return (
+        ids[:cut].reshape(d, n_left),
+        vals[:cut].reshape(d, n_left),
+        ids[cut:].reshape(d, m - n_left),
+        vals[cut:].reshape(d, m - n_left),
+        left_present,
+    )
+
+
+_helpers = {}  # process id -> (ThreadPoolExecutor, its threads), made on first use
+
+
+def _share_lines(kernel, args, d, work):
+    """``kernel(*args, j0, j1)`` for the lines j0..j1 of [0, d), shared out between this
+    thread and helper threads (numba's thread count) when the work is large.
+
+    The kernels release the GIL, so plain Python threads run them side by side;
+    unlike an OpenMP team, a thread waiting for the others sleeps instead of
+    spinning, which keeps a machine shared with other jobs from being swamped.
+    A forked child (whose copy of the pool has no threads) makes its own pool.
+    """
+    n = min(get_num_threads(), d)
+    if work < PARALLEL_WORK or n < 2:
+        kernel(*args, 0, d)
+        return
+    pool, size = _helpers.get(os.getpid(), (None, 0))
+    if size < n - 1:
+        pool, size = _helpers[os.getpid()] = ThreadPoolExecutor(n - 1, "teachgbt-exact"), n - 1
+    cuts = [d * k // n for k in range(n + 1)]
+    waits = [pool.submit(kernel, *args, a, b) for a, b in zip(cuts[1:-1], cuts[2:])]
+    kernel(*args, cuts[0], cuts[1])
+    for w in waits:
+        w.result()
