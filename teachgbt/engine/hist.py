@@ -36,6 +36,10 @@ feature the first strictly better candidate wins (forward candidates in
 increasing bin order, then backward ones in decreasing order); across
 features the lower index wins.
 
+A node's G and H: the root's are added up over its rows; a child's are the
+sums its split's scan found (left) and the parent's minus them (right), as
+XGBoost takes them, so partitioning a node only moves its row ids.
+
 Speed: everything here is numpy. When numba is installed, the binning, the
 histograms, the partition and the scan use compiled twins from
 ``_hist_numba`` that add the same numbers in the same order, so they grow
