@@ -80,7 +80,18 @@ def _build_histograms(
     n_nodes = starts.shape[0]
     d = features.shape[0]
     k = stats.shape[1]
-    _gather(order, stats, starts, stops, ordered)
+    # the gather, in chunks of rows that the threads share (the nodes differ in size);
+    # here, not in a function of its own, so that the one-thread version stays on one
+    chunk = 4096
+    first = np.zeros(n_nodes + 1, dtype=np.int64)  # each node's first chunk
+    for s in range(n_nodes):
+        first[s + 1] = first[s] + (stops[s] - starts[s] + chunk - 1) // chunk
+    for c in prange(first[n_nodes]):
+        s = np.searchsorted(first, c, side="right") - 1
+        lo = starts[s] + (c - first[s]) * chunk
+        for i in range(lo, min(stops[s], lo + chunk)):
+            for q in range(k):
+                ordered[i, q] = stats[order[i], q]
     stats = ordered  # from here on, a row's statistics are read at its position i
     hist = np.zeros((n_nodes, d, n_slots, k))
     n_missing = np.zeros((n_nodes, d), dtype=np.int64)
@@ -115,23 +126,6 @@ def _build_histograms(
                             c += 1
                     n_missing[s, j] = c
     return hist, n_missing
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def _gather(order, stats, starts, stops, ordered):
-    """``ordered[i] = stats[order[i]]`` for the positions i of every node, in chunks
-    that the threads share (the nodes differ in size)."""
-    chunk = 4096
-    n_nodes = starts.shape[0]
-    first = np.zeros(n_nodes + 1, dtype=np.int64)  # each node's first chunk
-    for s in range(n_nodes):
-        first[s + 1] = first[s] + (stops[s] - starts[s] + chunk - 1) // chunk
-    for c in prange(first[n_nodes]):
-        s = np.searchsorted(first, c, side="right") - 1
-        lo = starts[s] + (c - first[s]) * chunk
-        for i in range(lo, min(stops[s], lo + chunk)):
-            for q in range(stats.shape[1]):
-                ordered[i, q] = stats[order[i], q]
 
 
 @njit(cache=True, nogil=True, inline="always")
