@@ -242,14 +242,22 @@ def test_numpy_and_numba_grow_identical_trees(monkeypatch, kw):
     y = (Z[:, 0] + Z[:, 1] * Z[:, 2] + rng.normal(size=n) > 0).astype(float)
     sample_weight = rng.uniform(0.5, 2, n)
     fits = {}
-    for k in ("numpy", "numba"):
+    # the compiled histograms on one thread, and threaded for every node however small
+    for k, threads_from in (("numpy", None), ("numba", 1 << 62), ("numba", 0)):
         monkeypatch.setattr(K, "KERNEL", k)
-        fits[k] = tg.BoostingClassifier(tree_method="hist", n_estimators=5, max_bin=64, **kw).fit(
-            X, y, sample_weight=sample_weight
-        )
-    for a, b in zip(fits["numpy"].trees_, fits["numba"].trees_):
-        for name in ("feature", "threshold", "default_left", "n", "G", "H", "value", "loss_chg"):
-            np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+        if threads_from is not None:
+            monkeypatch.setattr(H, "PARALLEL_HISTOGRAM", threads_from)
+        fits[k, threads_from] = tg.BoostingClassifier(
+            tree_method="hist", n_estimators=5, max_bin=64, **kw
+        ).fit(X, y, sample_weight=sample_weight)
+    reference = fits["numpy", None]
+    columns = ("feature", "threshold", "default_left", "n", "G", "H", "value", "loss_chg")
+    for key in (("numba", 1 << 62), ("numba", 0)):
+        for a, b in zip(reference.trees_, fits[key].trees_, strict=True):
+            for name in columns:
+                np.testing.assert_array_equal(
+                    getattr(a, name), getattr(b, name), err_msg=f"{name} ({key})"
+                )
 
 
 @pytest.mark.skipif("numba" not in KERNELS, reason="numba is not installed")

@@ -11,7 +11,9 @@ from __future__ import annotations
 from types import FunctionType
 
 import numpy as np
-from numba import get_num_threads, njit, prange
+from llvmlite import ir
+from numba import get_num_threads, njit, prange, types
+from numba.extending import intrinsic
 
 F32 = np.float32
 
@@ -72,8 +74,7 @@ def _build_histograms(
     once, so that the sweeps below read them one after another instead of jumping
     about. The features are shared out evenly between ``n_groups`` threads; each
     thread sweeps a node's rows once per block of four of its features and adds each
-    row's (g, h) into every feature's bin at once, as one complex number (real g,
-    imaginary h: the same two float64 additions, which the processor does as one).
+    row's (g, h) into every feature's bin, both at once (``_add_pair``).
     Missing values are counted where ``count_missing[j]`` (features with any in the
     data).
     """
@@ -94,6 +95,7 @@ def _build_histograms(
                 ordered[i, q] = stats[order[i], q]
     stats = ordered  # from here on, a row's statistics are read at its position i
     hist = np.zeros((n_nodes, d, n_slots, k))
+    flat = hist.reshape(n_nodes, d * n_slots * k)  # node s's histogram as one row of pairs
     n_missing = np.zeros((n_nodes, d), dtype=np.int64)
     n_groups = min(d, n_groups)
     for grp in prange(n_groups):
@@ -103,12 +105,16 @@ def _build_histograms(
             stop = (grp + 1) * d // n_groups
             while j < stop:
                 if k == 2 and stop - j >= 4:
-                    _add_block4(hist[s], bins, features, j, order, stats, lo, hi)
+                    _add_block4(flat[s], n_slots, bins, features, j, order, stats, lo, hi)
                     j += 4
                     continue
                 if k == 2 and stop - j >= 2:
-                    _add_block2(hist[s], bins, features, j, order, stats, lo, hi)
+                    _add_block2(flat[s], n_slots, bins, features, j, order, stats, lo, hi)
                     j += 2
+                    continue
+                if k == 2:
+                    _add_block1(flat[s], n_slots, bins, features, j, order, stats, lo, hi)
+                    j += 1
                     continue
                 col = bins[features[j]]
                 hj = hist[s, j]
@@ -128,22 +134,71 @@ def _build_histograms(
     return hist, n_missing
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _add_block4(hist, bins, features, j0, order, stats, lo, hi):
-    """Four features' histograms of rows ``order[lo:hi]``, (g, h) added as complex pairs."""
-    h0 = hist[j0].view(np.complex128)[:, 0]
-    h1 = hist[j0 + 1].view(np.complex128)[:, 0]
-    h2 = hist[j0 + 2].view(np.complex128)[:, 0]
-    h3 = hist[j0 + 3].view(np.complex128)[:, 0]
+@intrinsic
+def _add_pair(typingctx, flat, b, g, h):
+    """``flat[2b] += g; flat[2b + 1] += h`` on a contiguous float64 array, as one 128-bit
+    vector addition.
+
+    The same two IEEE float64 additions, so the same bits; written as LLVM IR because
+    numba otherwise emits two scalar loads, adds and stores, and the stores are what
+    the histogram sweeps wait on. ``b`` is unsigned: no negative-index wraparound.
+    """
+    sig = types.void(flat, b, g, h)
+
+    def codegen(context, builder, signature, args):
+        flat_v, b_v, g_v, h_v = args
+        data = context.make_array(signature.args[0])(context, builder, flat_v).data
+        i64 = ir.IntType(64)
+        at = builder.shl(builder.zext(b_v, i64) if b_v.type.width < 64 else b_v, i64(1))
+        pair = ir.VectorType(ir.DoubleType(), 2)
+        ptr = builder.bitcast(builder.gep(data, [at], inbounds=True), pair.as_pointer())
+        v = builder.insert_element(ir.Constant(pair, ir.Undefined), g_v, ir.IntType(32)(0))
+        v = builder.insert_element(v, h_v, ir.IntType(32)(1))
+        builder.store(builder.fadd(builder.load(ptr, align=8), v), ptr, align=8)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@njit(cache=True, nogil=True)
+def _add_block4(flat, W, bins, features, j0, order, stats, lo, hi):
+    """Four features' histograms of rows ``order[lo:hi]``: ``flat`` is one node's
+    histogram (used feature j's bin c at pair j·W + c), each row's (g, h) added into
+    every feature's bin with ``_add_pair``."""
     c0, c1 = bins[features[j0]], bins[features[j0 + 1]]
     c2, c3 = bins[features[j0 + 2]], bins[features[j0 + 3]]
+    o0 = np.uint64(j0 * W)
+    o1, o2, o3 = o0 + np.uint64(W), o0 + np.uint64(2 * W), o0 + np.uint64(3 * W)
     for i in range(lo, hi):
-        r = order[i]
-        v = complex(np.float64(stats[i, 0]), np.float64(stats[i, 1]))
-        h0[c0[r]] += v
-        h1[c1[r]] += v
-        h2[c2[r]] += v
-        h3[c3[r]] += v
+        r = np.uint64(order[i])
+        g, h = np.float64(stats[i, 0]), np.float64(stats[i, 1])
+        _add_pair(flat, o0 + c0[r], g, h)
+        _add_pair(flat, o1 + c1[r], g, h)
+        _add_pair(flat, o2 + c2[r], g, h)
+        _add_pair(flat, o3 + c3[r], g, h)
+
+
+@njit(cache=True, nogil=True)
+def _add_block2(flat, W, bins, features, j0, order, stats, lo, hi):
+    """Two features' histograms of rows ``order[lo:hi]``, as ``_add_block4``."""
+    c0, c1 = bins[features[j0]], bins[features[j0 + 1]]
+    o0 = np.uint64(j0 * W)
+    o1 = o0 + np.uint64(W)
+    for i in range(lo, hi):
+        r = np.uint64(order[i])
+        g, h = np.float64(stats[i, 0]), np.float64(stats[i, 1])
+        _add_pair(flat, o0 + c0[r], g, h)
+        _add_pair(flat, o1 + c1[r], g, h)
+
+
+@njit(cache=True, nogil=True)
+def _add_block1(flat, W, bins, features, j, order, stats, lo, hi):
+    """One feature's histogram of rows ``order[lo:hi]``, as ``_add_block4``."""
+    c = bins[features[j]]
+    o = np.uint64(j * W)
+    for i in range(lo, hi):
+        g, h = np.float64(stats[i, 0]), np.float64(stats[i, 1])
+        _add_pair(flat, o + c[np.uint64(order[i])], g, h)
 
 
 @njit(cache=True, nogil=True)
@@ -154,19 +209,6 @@ def column_sums(stats, order):
         for q in range(stats.shape[1]):
             sums[q] += stats[order[i], q]
     return sums
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _add_block2(hist, bins, features, j0, order, stats, lo, hi):
-    """Two features' histograms of rows ``order[lo:hi]``, as ``_add_block4``."""
-    h0 = hist[j0].view(np.complex128)[:, 0]
-    h1 = hist[j0 + 1].view(np.complex128)[:, 0]
-    c0, c1 = bins[features[j0]], bins[features[j0 + 1]]
-    for i in range(lo, hi):
-        r = order[i]
-        v = complex(np.float64(stats[i, 0]), np.float64(stats[i, 1]))
-        h0[c0[r]] += v
-        h1[c1[r]] += v
 
 
 def _compiled(fn, name, parallel):
