@@ -331,6 +331,49 @@ def test_binning_a_sample_still_sees_rare_values():
     np.testing.assert_array_equal(data.feature_cuts(0)[:-1], [7.0])
 
 
+@pytest.mark.skipif("numba" not in KERNELS, reason="numba is not installed")
+@pytest.mark.parametrize("n_stats", [2, 3])
+@pytest.mark.parametrize("n_nodes", [1, 2, 24])
+def test_compiled_histograms_of_many_small_nodes_equal_bincount(n_stats, n_nodes):
+    """Many small nodes spread over the rows (24) are swept together in row order, a few
+    large ones (1, 2) node by node: either way every bin's sums are bincount's, bit for bit,
+    threaded or not, with missing values counted per node."""
+    from teachgbt.engine import _hist_numba as N
+
+    rng = np.random.default_rng(n_nodes)
+    n, d, W = 5000, 7, 17
+    bins = rng.integers(0, W, size=(d, n)).astype(np.uint8)  # code W − 1: missing
+    stats = rng.normal(size=(n, n_stats)).astype(np.float32)
+    # the nodes: disjoint, each sorted, laid out in `order` in shuffled node order
+    node = rng.integers(0, 2 * n_nodes, n)  # about half the rows belong to no node
+    parts = [np.flatnonzero(node == s).astype(np.int32) for s in range(n_nodes)]
+    layout = rng.permutation(n_nodes)
+    order = np.concatenate([parts[s] for s in layout])
+    starts, stops = np.zeros(n_nodes, np.intp), np.zeros(n_nodes, np.intp)
+    at = 0
+    for s in layout:
+        starts[s], stops[s] = at, at + len(parts[s])
+        at += len(parts[s])
+    features = np.array([0, 2, 3, 4, 5, 6], dtype=np.intp)
+    count_missing = np.array([True, False, True, True, False, True])
+    node_of = np.full(n, -1, np.int32)
+    for build in (N.build_histograms, N.build_histograms_serial):
+        hist, n_missing = build(
+            bins, order, stats, starts, stops, features, W, W - 1, count_missing,
+            np.empty_like(stats), node_of, np.empty_like(order), np.empty(n, np.int32),
+        )  # fmt: skip
+        assert (node_of == -1).all()  # the marks are put back
+        for s in range(n_nodes):
+            rows = parts[s]
+            for j, f in enumerate(features):
+                codes = bins[f, rows]
+                for q in range(n_stats):
+                    expected = np.bincount(codes, weights=stats[rows, q], minlength=W)
+                    np.testing.assert_array_equal(hist[s, j, :, q], expected)
+                missing = np.count_nonzero(codes == W - 1) if count_missing[j] else 0
+                assert n_missing[s, j] == missing
+
+
 def test_subtraction_trick_gives_the_directly_built_histogram(kernel):
     X, y, _ = few_values(seed=8, n=300, nan=0.2)
     data = H.HistData(X.astype(np.float32))
@@ -577,7 +620,8 @@ def test_threaded_and_one_thread_kernels_do_not_share_a_cache_entry(tmp_path):
         "bins = np.zeros((2, 50), np.uint8); order = np.arange(50, dtype=np.int32)\n"
         "stats = np.ones((50, 2), np.float32)\n"
         "kernel(bins, order, stats, np.array([0]), np.array([50]), np.arange(2), 3, 2,\n"
-        "       np.zeros(2, bool), np.empty((50, 2), np.float32), 2)\n"
+        "       np.zeros(2, bool), np.empty((50, 2), np.float32), np.full(50, -1, np.int32),\n"
+        "       np.empty(50, np.int32), np.empty(50, np.int32), 2)\n"
         "print(sum(kernel.stats.cache_hits.values()))\n"
     )
     env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path)}

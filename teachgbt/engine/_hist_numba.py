@@ -63,75 +63,119 @@ def _build_histograms(
     missing_code,
     count_missing,
     ordered,
+    node_of,
+    merged_rows,
+    merged_nodes,
     n_groups,
 ):
     """For each node s, rows ``order[starts[s]:stops[s]]`` (row r's statistics are
     ``stats[r]``): Σ of each statistic per bin of every used feature.
 
-    Every bin adds its rows in row order, as the numpy version's ``bincount``
-    does, so the sums are the same to the last bit. First the nodes' statistics are
-    gathered into ``ordered`` in the nodes' row order (``ordered[i]`` = ``stats[order[i]]``),
-    once, so that the sweeps below read them one after another instead of jumping
-    about. The features are shared out evenly between ``n_groups`` threads; each
-    thread sweeps a node's rows once per block of four of its features and adds each
-    row's (g, h) into every feature's bin, both at once (``_add_pair``).
-    Missing values are counted where ``count_missing[j]`` (features with any in the
-    data).
+    Every bin adds its rows in increasing row id, as the numpy version's ``bincount``
+    does (a node's rows are kept sorted), so the sums are the same to the last bit.
+
+    The rows are swept in one of two ways (``_sweep_list``): node by node, or, when the
+    nodes are many small ones spread over the data (deep in a tree), all of them in
+    one merged sweep in increasing row id, each row adding into its own node's
+    histogram. A small node's rows are far apart and each lookup of a bin code would
+    fetch a memory line of its own; merged, the rows are close together again.
+
+    The rows' statistics are first gathered into ``ordered`` in sweep order
+    (``ordered[i]`` = ``stats[rows[i]]``), once, so that the sweeps read them one after
+    another. The features are shared out evenly between ``n_groups`` threads; each
+    thread sweeps the rows once per block of four of its features and adds each row's
+    (g, h) into every feature's bin, both at once (``_add_pair``). Missing values are
+    counted where ``count_missing[j]`` (features with any in the data).
     """
     n_nodes = starts.shape[0]
     d = features.shape[0]
     k = stats.shape[1]
-    # the gather, in chunks of rows that the threads share (the nodes differ in size);
+    node_size = d * n_slots  # pairs in one node's histogram
+    rows, seg_start, seg_stop, seg_node = _sweep_list(
+        order, starts, stops, node_of, merged_rows, merged_nodes
+    )
+    n_seg = seg_start.shape[0]
+    # the gather, in chunks of rows that the threads share (the segments differ in size);
     # here, not in a function of its own, so that the one-thread version stays on one
     chunk = 4096
-    first = np.zeros(n_nodes + 1, dtype=np.int64)  # each node's first chunk
-    for s in range(n_nodes):
-        first[s + 1] = first[s] + (stops[s] - starts[s] + chunk - 1) // chunk
-    for c in prange(first[n_nodes]):
-        s = np.searchsorted(first, c, side="right") - 1
-        lo = starts[s] + (c - first[s]) * chunk
-        for i in range(lo, min(stops[s], lo + chunk)):
+    first = np.zeros(n_seg + 1, dtype=np.int64)  # each segment's first chunk
+    for t in range(n_seg):
+        first[t + 1] = first[t] + (seg_stop[t] - seg_start[t] + chunk - 1) // chunk
+    for c in prange(first[n_seg]):
+        t = np.searchsorted(first, c, side="right") - 1
+        lo = seg_start[t] + (c - first[t]) * chunk
+        for i in range(lo, min(seg_stop[t], lo + chunk)):
             for q in range(k):
-                ordered[i, q] = stats[order[i], q]
+                ordered[i, q] = stats[rows[i], q]
     stats = ordered  # from here on, a row's statistics are read at its position i
     hist = np.zeros((n_nodes, d, n_slots, k))
-    flat = hist.reshape(n_nodes, d * n_slots * k)  # node s's histogram as one row of pairs
+    flat = hist.reshape(-1)  # node s, feature j, bin c: pair (s·d + j)·W + c
     n_missing = np.zeros((n_nodes, d), dtype=np.int64)
     n_groups = min(d, n_groups)
     for grp in prange(n_groups):
-        for s in range(n_nodes):
-            lo, hi = starts[s], stops[s]
+        for t in range(n_seg):
+            lo, hi, s = seg_start[t], seg_stop[t], seg_node[t]
+            # a segment of one node adds at that node's offset; a merged one reads each
+            # row's node (stride 0 means "no per-row node")
+            base, stride = (s * node_size, 0) if s >= 0 else (0, node_size)
             j = grp * d // n_groups
             stop = (grp + 1) * d // n_groups
             while j < stop:
+                at = (rows, stats, lo, hi, merged_nodes, stride, base + j * n_slots)
                 if k == 2 and stop - j >= 4:
-                    _add_block4(flat[s], n_slots, bins, features, j, order, stats, lo, hi)
+                    _add_block4(flat, n_slots, bins, features, j, *at)
                     j += 4
-                    continue
-                if k == 2 and stop - j >= 2:
-                    _add_block2(flat[s], n_slots, bins, features, j, order, stats, lo, hi)
+                elif k == 2 and stop - j >= 2:
+                    _add_block2(flat, n_slots, bins, features, j, *at)
                     j += 2
-                    continue
-                if k == 2:
-                    _add_block1(flat[s], n_slots, bins, features, j, order, stats, lo, hi)
+                else:
+                    _add_block1(flat, bins, features, j, *at)
                     j += 1
-                    continue
-                col = bins[features[j]]
-                hj = hist[s, j]
-                for i in range(lo, hi):
-                    b = col[order[i]]
-                    for q in range(k):
-                        hj[b, q] += stats[i, q]
-                j += 1
             for j in range(grp * d // n_groups, stop):
                 if count_missing[j]:
                     col = bins[features[j]]
-                    c = 0
                     for i in range(lo, hi):
-                        if col[order[i]] == missing_code:
-                            c += 1
-                    n_missing[s, j] = c
+                        if col[rows[i]] == missing_code:
+                            n_missing[s if s >= 0 else merged_nodes[i], j] += 1
     return hist, n_missing
+
+
+@njit(cache=True, nogil=True)
+def _sweep_list(order, starts, stops, node_of, merged_rows, merged_nodes):
+    """The rows a histogram call sweeps, as segments: ``(rows, seg_start, seg_stop,
+    seg_node)``, segment t being ``rows[seg_start[t]:seg_stop[t]]``, all of node
+    ``seg_node[t]``, or of several nodes when ``seg_node[t]`` is −1 (then
+    ``merged_nodes[i]`` is row i's node).
+
+    Node by node (``rows`` is ``order``), unless the nodes are many and small: each
+    under an eighth of the span of row ids they cover, and together at least an eighth
+    of it. Then the nodes' rows are merged in increasing row id into ``merged_rows``:
+    each row's node is written at ``node_of[row]``, and one pass over the span collects
+    them (without a branch) and puts back the −1 that marks "in no node".
+    """
+    n_nodes = starts.shape[0]
+    total = 0
+    lo_row, hi_row = order.shape[0], -1
+    for s in range(n_nodes):
+        if stops[s] > starts[s]:
+            total += stops[s] - starts[s]
+            lo_row = min(lo_row, order[starts[s]])
+            hi_row = max(hi_row, order[stops[s] - 1])
+    span = hi_row - lo_row + 1
+    if n_nodes < 2 or total * 8 < span or total * 8 > span * n_nodes:
+        return order, starts, stops, np.arange(n_nodes)
+    for s in range(n_nodes):
+        for i in range(starts[s], stops[s]):
+            node_of[np.uint64(order[i])] = s
+    m = 0
+    for r in range(lo_row, hi_row + 1):
+        s = node_of[np.uint64(r)]
+        merged_rows[m] = r
+        merged_nodes[m] = s
+        m += 1 if s >= 0 else 0
+        node_of[np.uint64(r)] = -1
+    one = np.zeros(1, dtype=starts.dtype)
+    return merged_rows, one, one + m, np.full(1, -1, dtype=np.int64)
 
 
 @intrinsic
@@ -161,54 +205,66 @@ def _add_pair(typingctx, flat, b, g, h):
 
 
 @njit(cache=True, nogil=True)
-def _add_block4(flat, W, bins, features, j0, order, stats, lo, hi):
-    """Four features' histograms of rows ``order[lo:hi]``: ``flat`` is one node's
-    histogram (used feature j's bin c at pair j·W + c), each row's (g, h) added into
-    every feature's bin with ``_add_pair``."""
+def _add_block4(flat, W, bins, features, j0, rows, stats, lo, hi, nodes, stride, at):
+    """Four features' histograms of rows ``rows[lo:hi]``: row i's (g, h) is added into
+    every feature's bin with ``_add_pair``, feature j0 + q's bin c being pair
+    ``at + q·W + c`` of ``flat``, moved on by ``nodes[i]·stride`` (the row's node)."""
     c0, c1 = bins[features[j0]], bins[features[j0 + 1]]
     c2, c3 = bins[features[j0 + 2]], bins[features[j0 + 3]]
-    o0 = np.uint64(j0 * W)
-    o1, o2, o3 = o0 + np.uint64(W), o0 + np.uint64(2 * W), o0 + np.uint64(3 * W)
+    W, stride = np.uint64(W), np.uint64(stride)
     for i in range(lo, hi):
-        r = np.uint64(order[i])
+        r = np.uint64(rows[i])
+        o0 = np.uint64(at) + (np.uint64(nodes[i]) * stride if stride else np.uint64(0))
         g, h = np.float64(stats[i, 0]), np.float64(stats[i, 1])
         _add_pair(flat, o0 + c0[r], g, h)
-        _add_pair(flat, o1 + c1[r], g, h)
-        _add_pair(flat, o2 + c2[r], g, h)
-        _add_pair(flat, o3 + c3[r], g, h)
+        _add_pair(flat, o0 + W + c1[r], g, h)
+        _add_pair(flat, o0 + 2 * W + c2[r], g, h)
+        _add_pair(flat, o0 + 3 * W + c3[r], g, h)
 
 
 @njit(cache=True, nogil=True)
-def _add_block2(flat, W, bins, features, j0, order, stats, lo, hi):
-    """Two features' histograms of rows ``order[lo:hi]``, as ``_add_block4``."""
+def _add_block2(flat, W, bins, features, j0, rows, stats, lo, hi, nodes, stride, at):
+    """Two features' histograms, as ``_add_block4``."""
     c0, c1 = bins[features[j0]], bins[features[j0 + 1]]
-    o0 = np.uint64(j0 * W)
-    o1 = o0 + np.uint64(W)
+    W, stride = np.uint64(W), np.uint64(stride)
     for i in range(lo, hi):
-        r = np.uint64(order[i])
+        r = np.uint64(rows[i])
+        o0 = np.uint64(at) + (np.uint64(nodes[i]) * stride if stride else np.uint64(0))
         g, h = np.float64(stats[i, 0]), np.float64(stats[i, 1])
         _add_pair(flat, o0 + c0[r], g, h)
-        _add_pair(flat, o1 + c1[r], g, h)
+        _add_pair(flat, o0 + W + c1[r], g, h)
 
 
 @njit(cache=True, nogil=True)
-def _add_block1(flat, W, bins, features, j, order, stats, lo, hi):
-    """One feature's histogram of rows ``order[lo:hi]``, as ``_add_block4``."""
+def _add_block1(flat, bins, features, j, rows, stats, lo, hi, nodes, stride, at):
+    """One feature's histogram, as ``_add_block4``, of any number of statistics per row
+    (two: (g, h) added as a pair; three with the cover statistic: one at a time)."""
     c = bins[features[j]]
-    o = np.uint64(j * W)
+    k = stats.shape[1]
+    stride = np.uint64(stride)
     for i in range(lo, hi):
-        g, h = np.float64(stats[i, 0]), np.float64(stats[i, 1])
-        _add_pair(flat, o + c[np.uint64(order[i])], g, h)
+        o = np.uint64(at) + (np.uint64(nodes[i]) * stride if stride else np.uint64(0))
+        b = o + c[np.uint64(rows[i])]
+        if k == 2:
+            _add_pair(flat, b, np.float64(stats[i, 0]), np.float64(stats[i, 1]))
+        else:
+            for q in range(k):
+                flat[b * k + q] += stats[i, q]
 
 
 @njit(cache=True, nogil=True)
 def column_sums(stats, order):
-    """Column sums of ``stats[order]`` in float64, added one row after another."""
-    sums = np.zeros(stats.shape[1])
+    """Column sums of ``stats[order]`` in float64, added one row after another (two or
+    three columns, each summed in a register of its own)."""
+    k = stats.shape[1]
+    s0, s1, s2 = 0.0, 0.0, 0.0
     for i in range(order.shape[0]):
-        for q in range(stats.shape[1]):
-            sums[q] += stats[order[i], q]
-    return sums
+        r = np.uint64(order[i])
+        s0 += stats[r, 0]
+        s1 += stats[r, 1]
+        if k == 3:
+            s2 += stats[r, 2]
+    return np.array([s0, s1, s2][:k])
 
 
 def _compiled(fn, name, parallel):
@@ -242,26 +298,27 @@ def build_histograms_serial(*args):
 
 
 @njit(cache=True, nogil=True)
-def partition(order, start, stop, codes, go_left, order_out):
+def partition(order, start, stop, codes, go_left, order_out, scratch):
     """Stable partition of ``order[start:stop]`` into the same slice of ``order_out``:
     rows r with ``go_left[codes[r]]`` first. Returns how many went left.
 
-    Two sweeps: the first marks each row's side and counts the left ones, the second,
-    knowing where the right rows start, moves every row id to its place.
+    One sweep writes every row id both to the next left place of ``order_out`` and to
+    the next place of ``scratch`` and moves on only the side the row belongs to (no
+    branch to mispredict); the right rows are then copied in after the left ones.
+    Every index is unsigned (``u``), which spares numba's handling of negative
+    indices: that made the sweep twice as slow.
     """
-    m = stop - start
-    side = np.empty(m, dtype=np.uint8)  # 0: left, 1: right
-    n_left = 0
-    for i in range(m):
-        left = go_left[codes[order[start + i]]]
-        side[i] = 0 if left else 1
-        n_left += 1 if left else 0
-    at_left, at_right = start, start + n_left
-    for i in range(m):
-        s = side[i]
-        order_out[at_left + (at_right - at_left) * s] = order[start + i]  # no branch
-        at_left += 1 - s
-        at_right += s
+    u = np.uint64
+    n_left, n_right = u(0), u(0)
+    for i in range(u(start), u(stop)):
+        r = order[i]
+        left = u(go_left[codes[u(r)]])  # 1 or 0
+        order_out[u(start) + n_left] = r
+        scratch[n_right] = r
+        n_left += left
+        n_right += u(1) - left
+    for i in range(n_right):
+        order_out[u(start) + n_left + i] = scratch[i]
     return n_left
 
 

@@ -152,12 +152,19 @@ class HistSplitter:
         stats = np.empty((n, len(self._columns)), dtype=dtype)
         for q, col in enumerate(self._columns):
             stats[:, q] = col
-        if self.kernels is not None:
-            sums = self.kernels.column_sums(stats, order)
-        else:
+        if self.kernels is None:
             sums = _row_order_sums(stats[order])
-        # the compiled histogram gathers the nodes' statistics here, in their rows' order
-        self._ordered = np.empty_like(stats) if self.kernels is not None else None
+        else:
+            sums = self.kernels.column_sums(stats, order)
+            # the compiled kernels' work space: the histogram gathers the nodes' statistics
+            # in `_ordered` in the order it sweeps the rows, and when it merges the rows of
+            # many small nodes, marks each row's node in `_node_of` (−1: none) and lists
+            # them in `_scratch` and `_merged_nodes`; the partition puts a node's right
+            # rows in `_scratch` before moving them
+            self._ordered = np.empty_like(stats)
+            self._scratch = np.empty_like(order)
+            self._node_of = np.full(n, -1, dtype=np.int32)
+            self._merged_nodes = np.empty(len(order), dtype=np.int32)
         nd = HistNode(
             order, stats, 0, len(order), tuple(float(v) for v in sums), np.empty_like(order)
         )
@@ -198,6 +205,9 @@ class HistSplitter:
                 data.missing_code,
                 self._count_missing,
                 self._ordered,
+                self._node_of,
+                self._scratch,
+                self._merged_nodes,
             )
         d, W, k = len(self.features), data.n_slots, stats.shape[1]
         hist = np.zeros((len(starts), d, W, k))
@@ -255,7 +265,7 @@ class HistSplitter:
         order = nd.spare  # the children's rows go here, same slice
         codes = self.data.bins[cand.feature]
         if self.kernels is not None:
-            n_left = self.kernels.partition(nd.order, lo, hi, codes, table, order)
+            n_left = self.kernels.partition(nd.order, lo, hi, codes, table, order, self._scratch)
         else:
             go_left = table[codes[nd.rows]]
             n_left = int(np.count_nonzero(go_left))
