@@ -221,7 +221,7 @@ def check_y_classes(y, n_rows, what="y"):
         if missing.any():
             i = int(np.argmax(missing))
             raise ValueError(f"{what} is missing a label at {_row_label(index, i)}")
-    classes, codes = np.unique(arr, return_inverse=True)
+    classes, codes = _classes_and_codes(arr)
     if len(classes) < 2:
         shown = ", ".join(repr(c) for c in classes[:10].tolist())
         raise ValueError(
@@ -229,6 +229,20 @@ def check_y_classes(y, n_rows, what="y"):
             f"class ({shown})"
         )
     return codes.reshape(-1).astype(np.float64), classes
+
+
+def _classes_and_codes(arr):
+    """``np.unique(arr, return_inverse=True)``; for labels that are small whole numbers
+    (0/1, 0 … K−1) counted instead of sorted, which is the same answer in one pass."""
+    if arr.dtype.kind in "biuf" and arr.size:
+        lo, hi = arr.min(), arr.max()
+        if lo >= 0 and hi <= 1 << 16:  # whole numbers: checked above for floats
+            seen = np.zeros(int(hi) + 1, dtype=bool)
+            seen[arr.astype(np.intp)] = True
+            values = np.flatnonzero(seen)
+            code_of = np.cumsum(seen) - 1  # value v is class code_of[v]
+            return values.astype(arr.dtype), code_of[arr.astype(np.intp)]
+    return np.unique(arr, return_inverse=True)
 
 
 def check_sample_weight(sample_weight, n_rows):

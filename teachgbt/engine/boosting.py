@@ -80,7 +80,8 @@ class Algorithm:
 
     def add(self, margin, tree_values):
         """ŷ^(t) = ŷ^(t−1) + η·f_t(x): leaves already hold η·w*."""
-        return (margin + np.asarray(tree_values).astype(self.dtype)).astype(self.dtype)
+        step = np.asarray(tree_values).astype(self.dtype, copy=False)
+        return (margin + step).astype(self.dtype, copy=False)
 
     def default_base_score(self, y, sample_weight=None):
         """The base score when none is given: the loss's estimate (XGBoost's)."""
@@ -290,7 +291,8 @@ def boost_round(booster, algorithm, X32, y, sample_weight, margin, samples, feat
     n, d = X32.shape
     # g_i, h_i at the current margins (seed 000), in the algorithm's precision: (n,) or (n, K)
     stats = algorithm.round_stats(y, margin, sample_weight)
-    step = np.empty(np.shape(margin), dtype=np.float64)  # η·f_t(x_i): (n,) or (n, K)
+    # η·f_t(x_i): (n,) or (n, K), in the precision it is added to the margins in
+    step = np.empty(np.shape(margin), dtype=algorithm.dtype)
     column = step.reshape(n, -1)  # a view: column k is class k's step
     trees = []
     for k, sample in enumerate(samples):
@@ -307,7 +309,7 @@ def boost_round(booster, algorithm, X32, y, sample_weight, margin, samples, feat
             algorithm.leaf_stats(splitter, class_stats),
         )
         if len(grown_rows) == n:  # every row's leaf is known from growing the tree
-            column[grown_rows, k] = tree.value[grown_leaf]
+            column[:, k][grown_rows] = tree.value.astype(step.dtype)[grown_leaf]
         else:  # rows left out by subsample are routed
             column[:, k] = tree.predict(X32)
         trees.append(tree)
