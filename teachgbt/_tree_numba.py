@@ -58,3 +58,11 @@ def add_trees(X, margin, feature, threshold, default_left, left, right, value, o
                     nodes[k] = b + (a - b) * go
             for k in range(m):
                 margin[lo + k] = margin[lo + k] + value[off + nodes[k]]
+
+
+@njit(cache=True, nogil=True)
+def put_leaf_values(out, rows, leaf, value):
+    """``out[rows[i]] = value[leaf[i]]``: a tree's step for the rows whose leaf growing it
+    found (numpy's fancy indexing takes three times as long on a million rows)."""
+    for i in range(rows.shape[0]):
+        out[np.uint64(rows[i])] = value[np.uint64(leaf[i])]

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import _kernels
 from ..losses import check_hessian
 from .exact import ExactSplitter, SortedColumns
 from .grow import GrowParams, grow_tree
@@ -294,6 +295,7 @@ def boost_round(booster, algorithm, X32, y, sample_weight, margin, samples, feat
     # η·f_t(x_i): (n,) or (n, K), in the precision it is added to the margins in
     step = np.empty(np.shape(margin), dtype=algorithm.dtype)
     column = step.reshape(n, -1)  # a view: column k is class k's step
+    kernels = _kernels.load("_tree_numba")
     trees = []
     for k, sample in enumerate(samples):
         class_stats = algorithm.class_stats(stats, k)
@@ -309,7 +311,10 @@ def boost_round(booster, algorithm, X32, y, sample_weight, margin, samples, feat
             algorithm.leaf_stats(splitter, class_stats),
         )
         if len(grown_rows) == n:  # every row's leaf is known from growing the tree
-            column[:, k][grown_rows] = tree.value.astype(step.dtype)[grown_leaf]
+            if kernels is None:
+                column[:, k][grown_rows] = tree.value[grown_leaf]
+            else:
+                kernels.put_leaf_values(column[:, k], grown_rows, grown_leaf, tree.value)
         else:  # rows left out by subsample are routed
             column[:, k] = tree.predict(X32)
         trees.append(tree)
