@@ -6,6 +6,14 @@ import numpy as np
 from numba import njit, prange
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _goes_left(x, threshold, default_left):
+    """x < threshold, or the default direction when x is missing: as one expression
+    (NaN compares False both ways), so that it compiles without a branch; with
+    ``np.isnan`` in a conditional the prediction took 1.8 times as long."""
+    return (x < threshold) | (default_left & (x != x))
+
+
 @njit(parallel=True, cache=True, nogil=True)
 def apply_tree(X, feature, threshold, default_left, left, right, depth):
     """Tree.apply: ``depth`` steps from the root, x < threshold left, NaN by default.
@@ -15,6 +23,7 @@ def apply_tree(X, feature, threshold, default_left, left, right, depth):
     their memory reads; the child is picked by arithmetic, not a branch.
     """
     n = X.shape[0]
+    u = np.uint64  # unsigned indices: no handling of negative ones in the inner loop
     out = np.empty(n, dtype=np.int32)
     for block in prange((n + 7) // 8):
         lo = block * 8
@@ -22,9 +31,9 @@ def apply_tree(X, feature, threshold, default_left, left, right, depth):
         nodes = np.zeros(8, dtype=np.int32)
         for _ in range(depth):
             for t in range(m):
-                node = nodes[t]
-                x = X[lo + t, feature[node]]
-                go = default_left[node] if np.isnan(x) else x < threshold[node]
+                node = u(nodes[t])
+                x = X[u(lo + t), u(feature[node])]
+                go = _goes_left(x, threshold[node], default_left[node])
                 a, b = left[node], right[node]
                 nodes[t] = b + (a - b) * go
         for t in range(m):
@@ -42,6 +51,7 @@ def add_trees(X, margin, feature, threshold, default_left, left, right, value, o
     adds the trees in order, in margin's precision.
     """
     n = X.shape[0]
+    u = np.uint64  # unsigned indices: no handling of negative ones in the inner loop
     for block in prange((n + 7) // 8):
         lo = block * 8
         m = min(n, lo + 8) - lo
@@ -51,9 +61,9 @@ def add_trees(X, margin, feature, threshold, default_left, left, right, value, o
             nodes[:] = 0
             for _ in range(depth[t]):
                 for k in range(m):
-                    g = off + nodes[k]
-                    x = X[lo + k, feature[g]]
-                    go = default_left[g] if np.isnan(x) else x < threshold[g]
+                    g = u(off + nodes[k])
+                    x = X[u(lo + k), u(feature[g])]
+                    go = _goes_left(x, threshold[g], default_left[g])
                     a, b = left[g], right[g]
                     nodes[k] = b + (a - b) * go
             for k in range(m):

@@ -641,3 +641,25 @@ def test_threaded_and_one_thread_kernels_do_not_share_a_cache_entry(tmp_path):
     # the threaded kernel compiles its own code after the one-thread kernel was cached,
     # and finds it in the cache the next time
     assert hits == [0, 0, 1]
+
+
+@pytest.mark.skipif("numba" not in KERNELS, reason="numba is not installed")
+def test_compiled_prediction_routes_and_sums_as_numpy(monkeypatch):
+    """Tree.apply and the margins of many trees, compiled (from 20,000 rows on) and in
+    numpy: the same leaves and the same float32 margins, bit for bit, with missing
+    values going both ways and values equal to a threshold."""
+    rng = np.random.default_rng(5)
+    n = 30_000
+    X = rng.normal(size=(n, 5)).astype(np.float32)
+    X[:, 2] = np.round(X[:, 2])  # values that equal a threshold
+    X[rng.random(X.shape) < 0.15] = np.nan
+    y = (np.nan_to_num(X[:, 0]) - np.isnan(X[:, 1]) + rng.normal(size=n) > 0).astype(float)
+    model = tg.BoostingClassifier(tree_method="hist", n_estimators=12, max_depth=5).fit(X, y)
+    assert {bool(v) for t in model.trees_ for v in t.default_left[~t.is_leaf]} == {True, False}
+    got = {}
+    for k in ("numpy", "numba"):
+        monkeypatch.setattr(K, "KERNEL", k)
+        got[k] = (model.decision_function(X), [t.apply(X) for t in model.trees_])
+    np.testing.assert_array_equal(got["numpy"][0], got["numba"][0])
+    for a, b in zip(got["numpy"][1], got["numba"][1], strict=True):
+        np.testing.assert_array_equal(a, b)
