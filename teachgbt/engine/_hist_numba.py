@@ -123,13 +123,15 @@ def _build_histograms(
             while j < stop:
                 at = (rows, stats, lo, hi, merged_nodes, stride, base + j * n_slots)
                 if k == 2 and stop - j >= 4:
-                    _add_block4(flat, n_slots, bins, features, j, *at)
+                    c = bins[features[j]], bins[features[j + 1]]
+                    c4 = c + (bins[features[j + 2]], bins[features[j + 3]])
+                    _add_pairs(flat, n_slots, c4, *at)
                     j += 4
                 elif k == 2 and stop - j >= 2:
-                    _add_block2(flat, n_slots, bins, features, j, *at)
+                    _add_pairs(flat, n_slots, (bins[features[j]], bins[features[j + 1]]), *at)
                     j += 2
                 else:
-                    _add_block1(flat, bins, features, j, *at)
+                    _add_column(flat, bins[features[j]], *at)
                     j += 1
             for j in range(grp * d // n_groups, stop):
                 if count_missing[j]:
@@ -205,46 +207,30 @@ def _add_pair(typingctx, flat, b, g, h):
 
 
 @njit(cache=True, nogil=True)
-def _add_block4(flat, W, bins, features, j0, rows, stats, lo, hi, nodes, stride, at):
-    """Four features' histograms of rows ``rows[lo:hi]``: row i's (g, h) is added into
-    every feature's bin with ``_add_pair``, feature j0 + q's bin c being pair
-    ``at + q·W + c`` of ``flat``, moved on by ``nodes[i]·stride`` (the row's node)."""
-    c0, c1 = bins[features[j0]], bins[features[j0 + 1]]
-    c2, c3 = bins[features[j0 + 2]], bins[features[j0 + 3]]
+def _add_pairs(flat, W, columns, rows, stats, lo, hi, nodes, stride, at):
+    """The histograms of a few features (``columns``: their bin codes, a tuple of two or
+    four) over rows ``rows[lo:hi]``, in one sweep: row i's (g, h) is added into every
+    feature's bin with ``_add_pair``, the q-th feature's bin c being pair ``at + q·W + c``
+    of ``flat``, moved on by ``nodes[i]·stride`` (the row's node, when rows of several
+    nodes are swept together)."""
     W, stride = np.uint64(W), np.uint64(stride)
     for i in range(lo, hi):
         r = np.uint64(rows[i])
-        o0 = np.uint64(at) + (np.uint64(nodes[i]) * stride if stride else np.uint64(0))
+        o = np.uint64(at) + (np.uint64(nodes[i]) * stride if stride else np.uint64(0))
         g, h = np.float64(stats[i, 0]), np.float64(stats[i, 1])
-        _add_pair(flat, o0 + c0[r], g, h)
-        _add_pair(flat, o0 + W + c1[r], g, h)
-        _add_pair(flat, o0 + 2 * W + c2[r], g, h)
-        _add_pair(flat, o0 + 3 * W + c3[r], g, h)
+        for q in range(len(columns)):  # a fixed number: unrolled when compiled
+            _add_pair(flat, o + np.uint64(q) * W + columns[q][r], g, h)
 
 
 @njit(cache=True, nogil=True)
-def _add_block2(flat, W, bins, features, j0, rows, stats, lo, hi, nodes, stride, at):
-    """Two features' histograms, as ``_add_block4``."""
-    c0, c1 = bins[features[j0]], bins[features[j0 + 1]]
-    W, stride = np.uint64(W), np.uint64(stride)
-    for i in range(lo, hi):
-        r = np.uint64(rows[i])
-        o0 = np.uint64(at) + (np.uint64(nodes[i]) * stride if stride else np.uint64(0))
-        g, h = np.float64(stats[i, 0]), np.float64(stats[i, 1])
-        _add_pair(flat, o0 + c0[r], g, h)
-        _add_pair(flat, o0 + W + c1[r], g, h)
-
-
-@njit(cache=True, nogil=True)
-def _add_block1(flat, bins, features, j, rows, stats, lo, hi, nodes, stride, at):
-    """One feature's histogram, as ``_add_block4``, of any number of statistics per row
-    (two: (g, h) added as a pair; three with the cover statistic: one at a time)."""
-    c = bins[features[j]]
+def _add_column(flat, codes, rows, stats, lo, hi, nodes, stride, at):
+    """One feature's histogram, as ``_add_pairs``, with any number of statistics per
+    row (two: added as a pair; three, with the cover statistic: one at a time)."""
     k = stats.shape[1]
     stride = np.uint64(stride)
     for i in range(lo, hi):
         o = np.uint64(at) + (np.uint64(nodes[i]) * stride if stride else np.uint64(0))
-        b = o + c[np.uint64(rows[i])]
+        b = o + codes[np.uint64(rows[i])]
         if k == 2:
             _add_pair(flat, b, np.float64(stats[i, 0]), np.float64(stats[i, 1]))
         else:
