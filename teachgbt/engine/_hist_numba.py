@@ -157,7 +157,7 @@ def _sweep_list(order, starts, stops, node_of, merged_rows, merged_nodes):
     """
     n_nodes = starts.shape[0]
     total = 0
-    lo_row, hi_row = order.shape[0], -1
+    lo_row, hi_row = 1 << 62, -1  # the smallest and largest row id of any node
     for s in range(n_nodes):
         if stops[s] > starts[s]:
             total += stops[s] - starts[s]
