@@ -52,18 +52,13 @@ import teachgbt as tg
 # keeps $\hat y^{(t)}$ as `ep_t_pre` and the leaf each row received as `ep_t_leaf_output`:
 
 # %%
-family = pd.DataFrame(
-    {
-        "age": [10, 8, 38, 75, 72, 41, 14, 35, 12, 30],
-        "is_male": [1, 0, 0, 1, 0, 1, 1, 0, 0, 1],
-        "uses_computer_daily": [1, 0, 1, 0, 0, 1, 0, 0, 1, 0],
-    },
-    index=["boy", "girl", "mom", "grandpa", "grandma", "dad", "teen", "aunt", "cousin", "uncle"],
-)
+family = tg.datasets.family()  # lesson 2's five, and five more
 tree_1 = tg.Tree.from_rules(("age < 15", ("is_male < 0.5", 0.1, 2.0), -1.0), list(family))
 tree_2 = tg.Tree.from_rules(("uses_computer_daily < 0.5", -0.9, 0.9), list(family))
 likes_games = pd.Series(tree_1.predict(family) + tree_2.predict(family), index=family.index)
+family.assign(likes_games=likes_games)
 
+# %%
 ens = tg.BoostingRegressor(
     n_estimators=2, max_depth=2, learning_rate=1.0, reg_lambda=0, min_child_weight=0, base_score=0
 ).fit(family, likes_games)

@@ -52,14 +52,7 @@ import teachgbt as tg
 # at learning rate 0.5 and λ = 1 (γ = 0 for now):
 
 # %%
-family = pd.DataFrame(
-    {
-        "age": [10, 8, 38, 75, 72, 41, 14, 35, 12, 30],
-        "is_male": [1, 0, 0, 1, 0, 1, 1, 0, 0, 1],
-        "uses_computer_daily": [1, 0, 1, 0, 0, 1, 0, 0, 1, 0],
-    },
-    index=["boy", "girl", "mom", "grandpa", "grandma", "dad", "teen", "aunt", "cousin", "uncle"],
-)
+family = tg.datasets.family()  # lesson 3's ten
 tree_1 = tg.Tree.from_rules(("age < 15", ("is_male < 0.5", 0.1, 2.0), -1.0), list(family))
 tree_2 = tg.Tree.from_rules(("uses_computer_daily < 0.5", -0.9, 0.9), list(family))
 likes_games = tree_1.predict(family) + tree_2.predict(family)

@@ -22,7 +22,26 @@ import pandas as pd
 
 from ._validation import text_columns
 
-__all__ = ["troll2", "troll2_xy", "ice_cream", "ice_cream_xy", "one_hot"]
+__all__ = ["family", "troll2", "troll2_xy", "ice_cream", "ice_cream_xy", "one_hot"]
+
+
+def family():
+    """Seed 000's family, ten people: the boy, girl, mom, grandpa and grandma of its
+    picture of two trees (whether someone likes computer games) and five more.
+
+    Three features, ``age``, ``is_male`` and ``uses_computer_daily`` (0/1), indexed by
+    who each is. Lesson 2 draws the picture's two trees on the first five; lessons 3 and
+    5 boost trees of their own with those two trees' scores as the target.
+    """
+    who = ["boy", "girl", "mom", "grandpa", "grandma", "dad", "teen", "aunt", "cousin", "uncle"]
+    return pd.DataFrame(
+        {
+            "age": [10, 8, 38, 75, 72, 41, 14, 35, 12, 30],
+            "is_male": [1, 0, 0, 1, 0, 1, 1, 0, 0, 1],
+            "uses_computer_daily": [1, 0, 1, 0, 0, 1, 0, 0, 1, 0],
+        },
+        index=who,
+    )
 
 
 def troll2():

@@ -55,3 +55,12 @@ def test_feature_names_default_to_the_order_of_the_rules():
 def test_bad_rules_are_refused_with_a_reason(rules, match):
     with pytest.raises(ValueError, match=match):
         tg.Tree.from_rules(rules, feature_names=NAMES)
+
+
+def test_the_family_dataset_holds_the_tutorials_boy_and_grandpa():
+    family = tg.datasets.family()
+    assert list(family) == NAMES and len(family) == 10
+    t1 = tg.Tree.from_rules(TREE_1, feature_names=NAMES)
+    t2 = tg.Tree.from_rules(TREE_2, feature_names=NAMES)
+    total = pd.Series(t1.predict(family) + t2.predict(family), index=family.index)
+    assert total["boy"] == pytest.approx(2.9) and total["grandpa"] == pytest.approx(-1.9)
