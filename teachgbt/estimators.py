@@ -275,7 +275,11 @@ class _Boosting(_Base):
         early_stopping = None
         if self.early_stopping_rounds is not None:
             early_stopping = EarlyStopping(eval_sets, self.early_stopping_rounds)
-        progress = progress_bar(self.n_estimators, verbose if verbose is not None else self.verbose)
+        progress = progress_bar(
+            self.n_estimators,
+            verbose if verbose is not None else self.verbose,
+            metric=lambda margin: (loss.metric_name, loss.metric(y_train, margin, sample_weight)),
+        )
         hooks = [eval_sets, early_stopping, self._run_callbacks, progress]
         self.evals_result_ = eval_sets.results
         self.best_iteration_ = None

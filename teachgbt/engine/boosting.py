@@ -225,6 +225,7 @@ class Booster:
     n_outputs: int = 1  # trees per round
     trees: list = field(default_factory=list)
     samples: list = field(default_factory=list)  # per tree: dict(rows=..., features=...)
+    margin: object = None  # ŷ^(t) of the training rows after the last round
 
     @property
     def n_rounds(self):
@@ -279,6 +280,7 @@ def train(
             tree.round, tree.class_ = t, (k if K > 1 else None)
         booster.trees.extend(trees)
         booster.samples.extend(samples)
+        booster.margin = margin
         stops = [hook(t, booster) for hook in after_round]
         if any(stop is True for stop in stops):
             break

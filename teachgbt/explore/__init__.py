@@ -23,9 +23,9 @@ __all__ = ["explore", "Explorer"]
 class Explorer:
     """An explorer page: inline in Jupyter, ``.save(path)`` as one HTML file."""
 
-    def __init__(self, payload, height=720):
+    def __init__(self, payload, height=None):
         self.data = payload  # the JSON-ready dict the page is made from
-        self.height = int(height)
+        self.height = None if height is None else int(height)
 
     def html(self):
         """The whole page as a string."""
@@ -50,7 +50,7 @@ class Explorer:
 
 
 def explore(obj, X=None, y=None, *, title=None, table_rows=500, max_split_tables=400,
-            split_rows=20, height=720):  # fmt: skip
+            split_rows=20, height=None):  # fmt: skip
     """An interactive page for a fitted model or a walkthrough.
 
     ``obj``: a fitted ``BoostingClassifier`` / ``BoostingRegressor`` (trained here, or made
@@ -59,7 +59,7 @@ def explore(obj, X=None, y=None, *, title=None, table_rows=500, max_split_tables
     ``table_rows``: rows listed in the tables (every row can still be picked by number);
     ``max_split_tables`` and ``split_rows``: how many candidate-split tables are included
     (trees of at most 31 nodes only) and how many candidates each keeps, best gain first.
-    ``height``: of the inline view in Jupyter, in pixels.
+    ``height``: of the inline view in Jupyter, in pixels (default: the browser window's).
     """
     payload = data.build(
         obj,

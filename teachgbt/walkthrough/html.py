@@ -9,7 +9,6 @@ notebook. The plain text (``str(w)``) stays folded away at the end.
 from __future__ import annotations
 
 import html
-import re
 
 from .._format import format_threshold
 from .text import fmt, growth_text, start_text, walkthrough_text
@@ -39,14 +38,10 @@ STYLE = """
 .tg-walk table.tg-leaves thead th:last-child { text-align: left; }
 .tg-walk table.tg-leaves td:last-child { text-align: left; font-family: ui-monospace, Menlo,
   Consolas, monospace; font-size: 12px; }
-.tg-walk .tg-tree svg { max-width: 100%; height: auto; }
+.tg-walk .tg-tree img { max-width: 100%; height: auto; }
 .tg-walk .tg-note { color: #57606a; font-size: 0.92em; }
 .tg-walk details pre { font-size: 12px; background: #f6f8fa; padding: 0.6em; overflow-x: auto; }
 """
-
-# what the SVG of a tree must not carry into the page: the XML prologue and doctype
-# (an external DTD reference), and comments
-_SVG_PROLOGUE = re.compile(r"<\?xml.*?\?>|<!DOCTYPE.*?>|<!--.*?-->", re.S)
 
 
 def _table(df, cls=""):
@@ -73,12 +68,15 @@ def _formula(text):
 
 
 def _svg(tree, proba):
-    """Tree ``tree`` as an inline ``<svg>`` element, or a note when it cannot be drawn."""
+    """Tree ``tree`` as an ``<img>`` of its SVG, or a note when it cannot be drawn. An image
+    rather than inline ``<svg>``: a notebook opened untrusted strips inline SVG from HTML
+    and shows its text as junk, but keeps images."""
     try:
-        svg = tree.draw(proba=proba).svg()
+        uri = tree.draw(proba=proba).data_uri("svg")
     except Exception as err:  # a picture must never stop the tables from showing
         return _p(f"(the tree could not be drawn here: {err})", "tg-note")
-    return f'<div class="tg-tree">{_SVG_PROLOGUE.sub("", svg).strip()}</div>'
+    alt = html.escape(f"tree {tree.round if getattr(tree, 'round', None) else ''}".strip())
+    return f'<div class="tg-tree"><img src="{uri}" alt="{alt}"></div>'
 
 
 def walkthrough_html(w):
