@@ -78,16 +78,19 @@ def test_troll2_step_click_and_pick(open_page):
     w = tg.walkthrough.troll2(compare=False)
     model, X = w.model, w.data.drop(columns=w.target)
     pg = open_page(tg.explore(w))
-    assert pg.text_content("#round-label").startswith("Round 1 of 2")
+    assert pg.text_content("#round-label").startswith("Round 0 of 2")  # opens at the base score
+    pg.click("#next")
+    assert pg.text_content("#round-label") == "Round 1 of 2: after Tree 1"
 
-    # the numbers on the page are the trace's
+    # the numbers on the page are the trace's: g, h tree 1 was grown from, margin after it
     pg.click("#tab-rows")
-    inst = model.trace_.instances(1)
+    inst, ep = model.trace_.instances(1), model.trace_.epochs()
     for r, row in enumerate(_cells(pg, "rows-table")):
-        want = [str(r), format_number(inst["y"][r], 4)] + [
-            format_number(inst[c][r], 4) for c in ("margin", "prob", "g", "h")
-        ]
-        assert row == want + [str(inst["leaf"][r])]
+        label = str(model.classes_[int(inst["y"][r])])
+        want = [str(r), label, format_number(inst["y"][r], 4)]
+        want += [format_number(inst[c][r], 4) for c in ("g", "h")] + [str(inst["leaf"][r])]
+        want += [format_number(ep[c][r], 4) for c in ("ep_1_pre", "ep_1_prob")]
+        assert row == want
 
     # Next, then the epoch table of round 2 against trace_.epochs()
     pg.click("#next")
@@ -98,7 +101,7 @@ def test_troll2_step_click_and_pick(open_page):
             "ep_2_pre", "ep_2_prob"]  # fmt: skip
     for r, row in enumerate(_cells(pg, "epochs-table")):
         want = [format_number(ep[c][r], 4) if "index" not in c else str(ep[c][r]) for c in cols]
-        assert row[2:] == want
+        assert row[3:] == want
 
     # click a node: its numbers and the formula of tg.explain
     pg.click("g.node[data-node='0'] rect")
@@ -109,7 +112,13 @@ def test_troll2_step_click_and_pick(open_page):
     )
     tree = model.trees_[1]
     assert stats["n"] == str(tree.n[0]) and stats["gain"] == format_number(tree.gain[0], 4)
-    assert _text(pg, "#split-formula") == _plain(tg.explain.split(model, 2, 0))
+    # GBDT: the H the gain uses (counts) beside w*'s Σp(1−p), each named
+    assert stats["H_gain"] == str(tree.n[0]) and stats["H"] == format_number(tree.H[0], 4)
+    assert _text(pg, "#split-formula") == _plain(
+        str(tg.explain.split(model, 2, 0)).replace(
+            "XGBoost reports loss_chg", "loss_chg (XGBoost's measure, computed here)"
+        )
+    )
     assert _text(pg, "#leaf-formula") == _plain(tg.explain.leaf(model, 2, 0))
     chosen = pg.eval_on_selector_all("#split-table tr.chosen", "rs => rs.length")
     assert chosen == 1
@@ -137,7 +146,6 @@ def test_formatter_and_round_zero(open_page):
     for p in (0, 2, 3, 4):
         got = pg.evaluate(f"xs => xs.map(x => teachgbtExplorer.formatNumber(x, {p}))", xs)
         assert got == [format_number(x, p) for x in xs]
-    pg.click("#prev")
     assert pg.text_content("#round-label").startswith("Round 0 of 2")
     assert pg.is_disabled("#prev")
     assert "margin₀" in pg.text_content("#tree-svg") or "F0" in pg.text_content("#tree-svg")
@@ -155,6 +163,7 @@ def test_compressed_multiclass_model_without_trace(open_page, monkeypatch):
     pg = open_page(tg.explore(model, X, y))
     assert pg.is_visible("#class-select")
     pg.select_option("#class-select", "2")
+    pg.click("#next")
     pg.click("#next")  # round 2, class c's tree
     pg.fill("#row-input", "7")
     pg.press("#row-input", "Enter")
@@ -165,5 +174,10 @@ def test_compressed_multiclass_model_without_trace(open_page, monkeypatch):
     pg.click("#tab-rows")
     head = pg.eval_on_selector_all("#rows-table th", "hs => hs.map(h => h.textContent)")
     assert "g" not in head and "prob" in head
-    probs = model.predict_proba(X[:5], iteration_range=(0, 1))[:, 2]
-    assert [r[3] for r in _cells(pg, "rows-table")[:5]] == [format_number(p, 4) for p in probs]
+    # round 2 is after the trees of round 2; y is the label, the one-vs-rest 0/1 beside it
+    assert head == ["row", "y", "1[y=c]", "leaf", "margin", "prob"]
+    probs = model.predict_proba(X[:5], iteration_range=(0, 2))[:, 2]
+    rows = _cells(pg, "rows-table")[:5]
+    assert [r[5] for r in rows] == [format_number(p, 4) for p in probs]
+    assert [r[1] for r in rows] == list(y[:5])
+    assert [r[2] for r in rows] == [str(int(v == "c")) for v in y[:5]]
