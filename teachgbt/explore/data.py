@@ -389,7 +389,8 @@ def model_feature_name(model, j):
 
 
 _SHOWN = ("learning_rate", "max_depth", "max_leaves", "reg_lambda", "reg_alpha", "gamma",
-          "min_child_weight", "max_delta_step", "subsample", "colsample_bytree", "tree_method")  # fmt: skip
+          "min_child_weight", "max_delta_step", "subsample", "colsample_bytree",
+          "tree_method")  # fmt: skip
 
 
 def _effective_params(model, trees):
