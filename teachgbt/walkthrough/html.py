@@ -13,7 +13,7 @@ import html
 from .._format import format_threshold
 from .text import fmt, growth_text, start_text, walkthrough_text
 
-__all__ = ["walkthrough_html", "STYLE"]
+__all__ = ["walkthrough_html", "walkthrough_page", "STYLE"]
 
 # scoped to .tg-walk so that a notebook's other output keeps its own look
 STYLE = """
@@ -89,7 +89,8 @@ def walkthrough_html(w):
         f"<h2>GBDT {kind}, step by step (seed 004)</h2>",
         _p(
             f"{len(w.data)} instances, target {w.target!r}, {len(w.rounds)} trees, "
-            f"learning rate ν = {fmt(params.learning_rate)}, {growth_text(params)}"
+            f"learning rate η = {fmt(params.learning_rate)} (seed 004 calls it ν), "
+            f"{growth_text(params)}"
             + (f", λ = {fmt(params.reg_lambda)}" if params.reg_lambda else ""),
             "tg-settings",
         ),
@@ -134,6 +135,18 @@ def walkthrough_html(w):
         "</div>",
     ]
     return "\n".join(parts)
+
+
+def walkthrough_page(w):
+    """The walkthrough as one HTML page to open in a browser (``save`` writes it as
+    ``walkthrough.html``): the same block as in Jupyter, nothing loaded from elsewhere."""
+    title = html.escape(f"Walkthrough: GBDT of {w.target}, {len(w.rounds)} epochs")
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f'<title>{title}</title>\n</head>\n<body style="margin:16px 24px">\n'
+        f"{walkthrough_html(w)}\n</body>\n</html>\n"
+    )
 
 
 def _start_html(w):
@@ -198,7 +211,7 @@ def _epoch_html(w, e):
         ]
     leaves = e.leaves.drop(columns=["formula"]).assign(formula=e.leaves["formula"])
     out.append(_table(leaves.set_index("leaf"), "tg-leaves"))
-    update = f"F{k}(x) = {prev}(x) + ν · f{k}(x),  ν = {nu}"
+    update = f"F{k}(x) = {prev}(x) + η · f{k}(x),  η = {nu}"
     if clf:
         update += f";  p = sigmoid(F{k})"
     out += [
