@@ -365,7 +365,7 @@
       if (tx[2]) nw = Math.max(nw, this.textWidth(tx[2], "l2") + 24);
     }
     this.nw = nw; this.nh = nh;
-    var spacing = { down: [nw + 20, nh + 54], right: [nh + 18, nw + 74] };
+    var spacing = { down: [nw + 20, nh + 54], right: [nh + 18, nw + 50] };
     if (!this.view && !this.orientChosen) {  // top-down when it fits at a readable size
       var wide = layout(tree, collapsed, spacing.down[0], spacing.down[1]).width + nw;
       this.orient = wide * 0.85 <= box.width ? "down" : "right";
