@@ -159,6 +159,9 @@
   // embedded in a notebook's frame: the wheel scrolls the notebook, Ctrl+wheel zooms
   var EMBEDDED = (function () { try { return window.self !== window.top; } catch (e) { return true; } })();
 
+  // as the style sheet's --screen: larger screens (a projector's 1920 × 1080) start larger
+  function screenFactor() { return window.innerWidth >= 2400 ? 1.45 : window.innerWidth >= 1600 ? 1.2 : 1; }
+
   function App(data) {
     this.d = data;
     this.round = 0;       // round t shows the model after tree t; round 0 is the base score
@@ -463,8 +466,8 @@
   App.prototype.fit = function (lay, box, focus) {
     var nw = this.nw, nh = this.nh, pad = 40;
     var w = lay.width + nw + 2 * pad + (this.orient === "right" ? 40 : 0), hgt = lay.height + nh + 2 * pad + 24;
-    var sc = Math.min(1.6 * this.fs, box.width / w, box.height / hgt);
-    sc = Math.max(sc, 0.75 * this.fs);
+    var big = this.fs * screenFactor();
+    var sc = Math.max(Math.min(1.6 * big, box.width / w, box.height / hgt), 0.75 * big);
     var at = focus && focus.length ? lay.pos[focus[focus.length - 1]] : lay.pos[0];
     var x, y;
     if (this.orient === "right") {
@@ -527,7 +530,7 @@
   };
 
   App.prototype.drawStart = function (box) {
-    var d = this.d, g = s("g", { transform: "translate(32,48) scale(" + this.fs + ")", class: "start" });
+    var d = this.d, g = s("g", { transform: "translate(32,48) scale(" + this.fs * screenFactor() + ")", class: "start" });
     g.appendChild(s("text", { class: "start-title", text: "Round 0: before any tree, every row starts here" }));
     d.start.forEach(function (line, j) {
       g.appendChild(s("text", { class: "start-line", y: 44 + j * 30, text: line }));
