@@ -89,12 +89,15 @@ def iframe(page, height=None):
             f"This explorer is {mb:.1f} MB and the notebook stores it each time it is shown; "
             'explorer.save("explorer.html") writes it once, as a page to open instead.</div>'
         )
+    # the line and the frame share one grid cell, the frame on top: stripped of its frame,
+    # the output is the line's height, not a blank the frame's size
     return (
-        f'{note}<div style="position:relative;height:{size};min-height:420px">'
-        '<div style="padding:12px;font:14px system-ui,sans-serif;color:#9a3412;'
-        f'background:#fff7ed;border:1px solid #fdba74;border-radius:4px">{html.escape(BLOCKED)}'
-        "</div>"
+        f'{note}<div style="display:grid">'
+        '<div style="grid-area:1/1;align-self:start;padding:12px;font:14px system-ui,sans-serif;'
+        'color:#9a3412;background:#fff7ed;border:1px solid #fdba74;border-radius:4px">'
+        f"{html.escape(BLOCKED)}</div>"
         f'<iframe srcdoc="{html.escape(page, quote=True)}" '
-        'style="position:absolute;inset:0;width:100%;height:100%;border:1px solid #ccc;'
-        'border-radius:4px;background:#fff" title="teachgbt explorer"></iframe></div>'
+        f'style="grid-area:1/1;z-index:1;width:100%;height:{size};min-height:420px;'
+        'border:1px solid #ccc;border-radius:4px;background:#fff" title="teachgbt explorer">'
+        "</iframe></div>"
     )
