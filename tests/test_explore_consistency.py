@@ -48,6 +48,8 @@ def test_about_lists_effective_parameters_and_the_import_s_assumptions(xgb_impor
     # an assumed λ: the recomputed loss_chg is not "what XGBoost reports"
     texts = [t for td in d["trees"] for t in td["split_text"] if t]
     assert texts and not any("XGBoost reports" in t for t in texts)
+    assert all("with the assumed parameters; the file's is in the table" in t for t in texts)
+    assert d["loss_chg_from_file"]
 
 
 def test_walkthrough_params_have_no_nulls_and_trees_one_label():

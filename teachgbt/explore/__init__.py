@@ -4,12 +4,15 @@
     >>> ex                                # shows itself inline in Jupyter
     >>> ex.save("explorer.html")          # one self-contained page: no network, no server
 
-The page shows round 0 (the base score) and then every tree; per round the table of
-rows (y, margin, probability, g, h, leaf) and seed 004's epoch table; a click on a
-node gives its n, G, H, w*, gain and loss_chg with the formulas filled in (the text
-of ``tg.explain``) and its candidate splits; a picked row has its path marked in
-every tree and its running margin and probability. ``data.py`` gathers the numbers,
-``page.py`` wraps them with ``explorer.js`` and ``explorer.css`` into one file.
+The page opens at round 0 (the base score); round t shows the model after tree t, on
+every tab. Per round: the table of rows (y, g and h the tree was grown from, leaf,
+margin and probability after it) and seed 004's epoch table; a click on a node gives
+its n, G, H, w*, gain and loss_chg with the formulas filled in (the text of
+``tg.explain``), the distribution of its split feature over the rows that reached it,
+and its candidate splits; a picked row has its path marked in every tree and its
+running margin and probability. A− / A+ size the text for a projector; the side panel
+can be dragged wider. ``data.py`` gathers the numbers, ``page.py`` wraps them with
+``explorer.js`` and ``explorer.css`` into one file.
 """
 
 from __future__ import annotations

@@ -136,7 +136,7 @@ def _tree_label(i, t, k):
 
 def _tree_dict(model, i, tree, prox, reported):
     """Tree i (0-based) with its node arrays, rules and explanation texts. ``reported``:
-    whether loss_chg is what XGBoost reported (else the text says where it comes from)."""
+    None when the formula's loss_chg is what XGBoost reports, else where it comes from."""
     leaf = tree.is_leaf
     nodes = range(tree.n_nodes)
     leaf_text = [str(explain.leaf(model, i + 1, j)) for j in nodes]
@@ -189,10 +189,11 @@ _REPORTS = "XGBoost reports loss_chg"
 
 def _reported(text, reported):
     """``tg.explain``'s split text, saying "XGBoost reports" only of a number XGBoost
-    reported: a GBDT model's loss_chg, or one recomputed with an assumed λ, is not."""
-    if reported or _REPORTS not in text:
+    reported: a GBDT model's loss_chg, or one recomputed with an assumed λ, is not;
+    ``reported`` then says where it comes from."""
+    if reported is None or _REPORTS not in text:
         return text
-    return text.replace(_REPORTS, "loss_chg (XGBoost's measure, computed here)")
+    return text.replace(_REPORTS, f"loss_chg ({reported})")
 
 
 def _counts_from_rows(tree, leaf_ids):
@@ -285,7 +286,11 @@ def build(obj, X=None, y=None, *, title=None, table_rows=500, max_split_tables=4
         prox = _WithoutTrace(model)  # rescanning every node of a large GBDT would take minutes
     # what an import assumed (a λ not in the file, ...) is said on the page, not only on stderr
     assumed = [str(s) for s in getattr(model, "import_notes_", None) or []]
-    reported = algorithm != "gbdt" and not any("assum" in s for s in assumed)
+    reported = None  # the formula's loss_chg is what XGBoost reports for the split
+    if algorithm == "gbdt":
+        reported = "XGBoost's measure, computed here"
+    elif any("assum" in s for s in assumed):
+        reported = "computed here with the assumed parameters; the file's is in the table"
     tree_dicts = [_tree_dict(model, i, tree, prox, reported) for i, tree in enumerate(trees)]
 
     rows = None
@@ -370,6 +375,8 @@ def build(obj, X=None, y=None, *, title=None, table_rows=500, max_split_tables=4
         "features": [model_feature_name(model, j) for j in range(model.n_features_in_)],
         "params": params,
         "assumed": assumed,
+        # an import's loss_chg is the number its file stores
+        "loss_chg_from_file": getattr(model, "import_notes_", None) is not None,
         "base_score": _floats(np.atleast_1d(np.asarray(model.base_score_, dtype=float))),
         "base_margin": _floats(base_margin, 17),
         "float32": algorithm != "gbdt",

@@ -588,7 +588,7 @@
       stats.push(["H", "H", N(tree.H[i])]);
     }
     stats.push(["w*", "w*", N(tree.weight[i])], ["η·w*", "η·w*", N(tree.value[i])]);
-    if (!leaf) stats.push(["gain", "gain", N(tree.gain[i])], ["loss_chg", "loss_chg", N(tree.loss_chg[i])]);
+    if (!leaf) stats.push(["gain", "gain", N(tree.gain[i])], ["loss_chg", d.loss_chg_from_file ? "loss_chg (in the file)" : "loss_chg", N(tree.loss_chg[i])]);
     p.appendChild(h("table", { class: "stats", id: "node-stats" }, [h("tbody", {}, stats.map(function (r) {
       return h("tr", { "data-stat": r[0] }, [h("th", { text: r[1] }), h("td", { text: r[2] })]);
     }))]));
