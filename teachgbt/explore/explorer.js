@@ -703,7 +703,8 @@
     svg.appendChild(s("text", { x: L - 4, y: 16, class: "axis", "text-anchor": "end", text: String(mx) }));
     if (threshold !== null) {
       svg.appendChild(s("line", { x1: X(threshold), x2: X(threshold), y1: 4, y2: H - B, class: "threshold" }));
-      svg.appendChild(s("text", { x: X(threshold) + 4, y: 14, class: "axis thr", text: "< " + formatNumber(threshold, 4) + " goes left" }));
+      var right = X(threshold) > W / 2;  // the label on the side with room
+      svg.appendChild(s("text", { x: X(threshold) + (right ? -5 : 5), y: 14, class: "axis thr", "text-anchor": right ? "end" : "start", text: "< " + formatNumber(threshold, 4) + " goes left" }));
     }
     if (pick !== null && pick !== undefined) {
       svg.appendChild(s("path", { d: "M" + X(pick) + "," + (H - B + 2) + " l-7,12 l14,0 z", class: "pickmark" }));
@@ -717,7 +718,7 @@
       });
     }
     if (!d.classifier && !leaf && d.rows.y) {
-      svg.appendChild(s("text", { x: W - 8, y: 14, class: "axis", "text-anchor": "end", text: "colour: mean y, " + formatNumber(ylo, 2) + " (blue) … " + formatNumber(yhi, 2) + " (red)" }));
+      return h("div", {}, [svg, h("p", { class: "caption", text: "Colour: the mean y of a bar's rows, from " + formatNumber(ylo, 3) + " (blue) to " + formatNumber(yhi, 3) + " (red)." })]);
     }
     return svg;
   };
