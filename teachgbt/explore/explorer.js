@@ -358,6 +358,7 @@
     svg.setAttribute("width", box.width);
     svg.setAttribute("height", box.height);
     var tree = this.tree();
+    this.orientButton.textContent = this.orient === "down" ? "Lay out ⇨" : "Lay out ⇩";
     if (!tree) { this.drawStart(box); return; }
     var ti = this.treeIndex(), collapsed = this.collapsedOf(ti);
     // every box as wide as the widest text of the tree: a rule is never cut
