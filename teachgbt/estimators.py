@@ -355,7 +355,8 @@ class _Boosting(_Base):
         classifier). With K ≥ 3 classes (n, K): class k's margin adds class k's trees.
         ``iteration_range=(start, end)``: rounds start … end−1, as XGBoost's ((0, 0): all;
         None: all, or up to ``best_iteration_`` after early stopping)."""
-        return self.model_.margins(self._validate_X_predict(X), iteration_range)
+        X = self._validate_X_predict(X)  # first: it says when the model is not fitted
+        return self.model_.margins(X, iteration_range)
 
     def save(self, path):
         """Write the fitted model to ``path`` as versioned JSON (read back with ``tg.load``)."""

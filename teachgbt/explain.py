@@ -135,7 +135,7 @@ def _tree_title(model, t, class_):
     if class_ is None:
         return f"Tree {t}"
     i = model.model_.tree_index(t, class_) + 1
-    return f"Tree {i} (round {t}, class {_class_label(model, class_)})"
+    return f"Tree {i} (round {t}, class {class_})"
 
 
 def _unknown_why(model):

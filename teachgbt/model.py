@@ -8,6 +8,7 @@ that shows or checks a model — the estimators, the trace, explanations, plots,
 contributions, the command line, the explorer — asks it rather than re-deriving:
 
     model.margins(X, iteration_range)   base margin + Σ η·f_t(x) over rounds start … end−1
+    model.margins_after(X, k)           the margins after k rounds (k = 0: the base margin)
     model.predict(X, iteration_range)   the link applied: probabilities, or the margin
     model.tree(round, class_)           the tree of a round (1-based) and class
     model.n_rounds, model.n_outputs     rounds, and trees per round (K, or 1)
@@ -232,7 +233,17 @@ class Model:
         """Base margin + Σ η·f_t(x) over the rounds of ``iteration_range``, summed in the
         model's precision: (n,), or (n, K) with K ≥ 3 classes. ``X``: the validated
         feature matrix (``_validation.check_X``)."""
-        trees = self.used_trees(iteration_range)
+        return self._sum(self.used_trees(iteration_range), X)
+
+    def margins_after(self, X, k):
+        """The margins after the first ``k`` rounds; k = 0 is the base margin alone (which
+        no ``iteration_range`` asks for: XGBoost reads (0, 0) as every round)."""
+        if not isinstance(k, numbers.Integral) or not 0 <= k <= self.n_rounds:
+            raise ValueError(f"k must be a whole number from 0 to {self.n_rounds}; got {k!r}")
+        return self._sum(self.trees[: k * self.n_outputs], X)
+
+    def _sum(self, trees, X):
+        """Base margin + Σ of ``trees`` (whole rounds): the one place margins are added."""
         K = self.n_outputs
         if K == 1:
             margin = np.full(len(X), self.base_margin, dtype=self.margin_dtype)

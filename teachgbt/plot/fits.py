@@ -7,6 +7,7 @@ import copy
 import numpy as np
 import pandas as pd
 
+from .._validation import check_X
 from ._common import _axes, _fitted, _is_classifier
 
 __all__ = ["staircase", "compare_fits"]
@@ -47,10 +48,8 @@ def _steps(model, x, k):
     thr = thr[(thr > lo - pad) & (thr < hi + pad)]
     left = np.concatenate([[lo - pad], thr])
     Xg = _as_model_input(model, left)
-    if _is_classifier(model):
-        v = model.predict_proba(Xg, iteration_range=(0, k))[:, 1]
-    else:
-        v = model.predict(Xg, iteration_range=(0, k))
+    fitted = model.model_  # after k rounds, k = 0 included: the probability of class 1
+    v = fitted.link(fitted.margins_after(check_X(Xg)[0], k))
     return np.concatenate([left, [hi + pad]]), np.concatenate([v, [v[-1]]])
 
 
