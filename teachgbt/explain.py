@@ -163,7 +163,7 @@ def _stored_leaf(model, tree, node, title, p):
 
 def _split_sums(model, t, node, tree, class_):
     """G_L, H_L, G_R, H_R as the split finder saw them (the chosen row of ``splits``)."""
-    trace = model.model_.trace
+    trace = getattr(model, "trace_", None)  # None: made from trees, or explore's proxy
     if trace is not None:
         table = trace.splits(t, node, class_=class_)
         chosen = table[table["chosen"]]
