@@ -293,7 +293,7 @@ def test_trace_argument_checks(data):
     clf = tg.BoostingClassifier(n_estimators=2, max_depth=2).fit(X, y)
     with pytest.raises(ValueError, match="round t must be a whole number from 1 to 2"):
         clf.trace_.instances(0)
-    with pytest.raises(ValueError, match="tree 1 has nodes 0 to"):
+    with pytest.raises(ValueError, match="the tree of round 1 has nodes 0 to"):
         clf.trace_.splits(1, 99)
 
 

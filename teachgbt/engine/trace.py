@@ -102,7 +102,8 @@ class Trace:
         return self._model.check_round(t)
 
     def leaf(self, t, class_=None):
-        """Leaf id of every training instance in tree t (class ``class_``'s with K ≥ 3)."""
+        """Leaf id of every training instance in round t's tree (class ``class_``'s with
+        K ≥ 3)."""
         self._check_X()
         k = self._check_class(class_)
         return self._leaf(self._check_round(t), k)
@@ -205,7 +206,8 @@ class Trace:
         return df
 
     def nodes(self, t, class_=None):
-        """Tree t (class ``class_``'s with K ≥ 3), one row per node (see ``Tree.to_frame``).
+        """Round t's tree (class ``class_``'s with K ≥ 3), one row per node (see
+        ``Tree.to_frame``).
 
         ``gain`` is seed 000's gain for the model's gamma, ½(loss_chg − gamma): a split
         with gain < 0 survives post-pruning only above a child that is itself a split.
@@ -215,7 +217,7 @@ class Trace:
         return self._model.trees[self._tree_index(t, k)].to_frame()
 
     def splits(self, t, node, class_=None):
-        """Every candidate split evaluated at ``node`` of tree t (class ``class_``'s with
+        """Every candidate split evaluated at ``node`` of round t's tree (class ``class_``'s with
         K ≥ 3), the chosen one marked; ``gain`` is ½(loss_chg − gamma), as in ``nodes``."""
         self._check_X()
         t = self._check_round(t)
@@ -223,7 +225,9 @@ class Trace:
         i = self._tree_index(t, k)
         tree = self._model.trees[i]
         if not isinstance(node, (int, np.integer)) or not 0 <= node < tree.n_nodes:
-            raise ValueError(f"tree {t} has nodes 0 to {tree.n_nodes - 1}; got node={node!r}")
+            raise ValueError(
+                f"the tree of round {t} has nodes 0 to {tree.n_nodes - 1}; got node={node!r}"
+            )
         sample = self._rounds[i]
         stats = self._round_stats(t, k)
         splitter = self._tree_method.splitter(

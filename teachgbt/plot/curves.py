@@ -100,7 +100,7 @@ def probabilities(model, ax=None, class_=None):
             "probabilities() is for classifiers; for a regressor see "
             "residuals(model) or staircase(model, X, y)"
         )
-    if model.loss_.n_outputs > 1:
+    if model.model_.n_outputs > 1:
         return _class_probabilities(model, ax, "all" if class_ is None else class_)
     if class_ is not None:
         raise ValueError("class_ is for classifiers of three or more classes")
@@ -124,7 +124,7 @@ def _class_probabilities(model, ax, class_):
     classes = model.classes_
     y, _ = train_y_w(model)
     rounds = range(tr.n_rounds + 1)
-    prob = np.stack([model.loss_.transform(tr.margin(k)) for k in rounds], axis=2)  # (n, K, k)
+    prob = np.stack([model.model_.link(tr.margin(k)) for k in rounds], axis=2)  # (n, K, k)
     ax = axes(ax)
     ax.axhline(1 / len(classes), color="grey", lw=0.8, ls="--", label=f"1/K = 1/{len(classes)}")
     if isinstance(class_, str) and class_ == "all":
@@ -171,7 +171,7 @@ def _bands(ax, block, color, label):
 def residuals(model, ax=None):
     """Each instance's residual after each epoch: y − p (classifier) or y − prediction."""
     check_fitted(model)
-    if model.loss_.n_outputs > 1:
+    if model.model_.n_outputs > 1:
         raise ValueError(
             "residuals() shows one margin per instance; a model of K >= 3 classes has K. See "
             "probabilities(model, class_=k) or model.trace_.epochs(class_=k)['ep_1_residual']"
@@ -180,7 +180,7 @@ def residuals(model, ax=None):
     y, _ = train_y_w(model)
     clf = is_classifier(model)
     table = np.column_stack(
-        [y - model.loss_.transform(tr.margin(k).astype(np.float64)) for k in range(tr.n_rounds + 1)]
+        [y - model.model_.link(tr.margin(k).astype(np.float64)) for k in range(tr.n_rounds + 1)]
     )
     ax = axes(ax)
     ax.axhline(0.0, color="grey", lw=0.8)
