@@ -389,7 +389,7 @@ class BoostingRegressor(_RegressorMixin, _Boosting):
 
     def predict(self, X, iteration_range=None):
         margin = self.decision_function(X, iteration_range)
-        return self.loss_.transform(margin)
+        return self.model_.link(margin)
 
 
 class BoostingClassifier(_ClassifierMixin, _Boosting):
@@ -423,7 +423,7 @@ class BoostingClassifier(_ClassifierMixin, _Boosting):
 
     def predict_proba(self, X, iteration_range=None):
         margin = self.decision_function(X, iteration_range)
-        prob = self.loss_.transform(margin)
+        prob = self.model_.link(margin)
         if prob.ndim == 2:  # softmax: (n, K) already
             return prob
         return np.column_stack([1.0 - prob, prob])
