@@ -1,7 +1,7 @@
 """What a fit does around the boosting loop, as hooks ``train`` calls after each round.
 
-Each hook is called as ``hook(t, booster)`` after round t and returns True to stop
-training (XGBoost's ``TrainingCallback.after_iteration``):
+Each hook is called as ``hook(t, model)`` after round t, with the ``Model`` trained so
+far, and returns True to stop training (XGBoost's ``TrainingCallback.after_iteration``):
 
 * ``EvalSets``      scores the eval sets after every round (``evals_result_``);
 * ``EarlyStopping`` stops when the last eval set's score has not improved for a while;
@@ -33,8 +33,8 @@ class EvalSets:
         self.margins = [algorithm.initial_margin(base_margin, len(ey)) for _, ey in evals]
         self.results = {}
 
-    def __call__(self, t, booster):
-        trees = booster.round_trees(t)  # one tree, or one per class
+    def __call__(self, t, model):
+        trees = model.round_trees(t)  # one tree, or one per class
         for k, (ex, ey) in enumerate(self.evals):
             self.margins[k] = self.algorithm.add(self.margins[k], round_step(trees, ex))
             score = self.loss.metric(ey, self.margins[k])
@@ -56,7 +56,7 @@ class EarlyStopping:
         self.rounds = rounds
         self.best_score, self.best_iteration, self.since_best = np.inf, None, 0
 
-    def __call__(self, t, booster):
+    def __call__(self, t, model):
         score = self.eval_sets.last_scores()[-1]
         if score < self.best_score:
             self.best_score, self.best_iteration, self.since_best = score, t - 1, 0
@@ -66,7 +66,7 @@ class EarlyStopping:
 
 
 class _NoProgress:
-    def __call__(self, t, booster):
+    def __call__(self, t, model):
         pass
 
     def close(self):
@@ -77,7 +77,7 @@ class _Progress:
     def __init__(self, bar):
         self.bar = bar
 
-    def __call__(self, t, booster):
+    def __call__(self, t, model):
         self.bar.update(1)
 
     def close(self):

@@ -65,13 +65,6 @@ class _WithoutTrace:
         return getattr(self._model, name)
 
 
-def _trace(model):
-    try:
-        return model.trace_
-    except AttributeError:
-        return None
-
-
 def _unwrap(obj, X, y):
     """(model, X, y, extras) from a fitted model or a walkthrough."""
     if hasattr(obj, "rounds") and hasattr(obj, "model") and hasattr(obj, "data"):
@@ -114,7 +107,7 @@ def _y_codes(model, y, n):
     y = np.asarray(y).ravel()
     if len(y) != n:
         raise ValueError(f"X has {n} rows but y has {len(y)}; they must match")
-    if not model.loss_.is_classification:
+    if not model.model_.is_classifier:
         return y.astype(np.float64)
     classes = list(model.classes_)
     lookup = {c: i for i, c in enumerate(classes)}
@@ -126,23 +119,24 @@ def _y_codes(model, y, n):
     return np.asarray(codes, dtype=np.int64)
 
 
-def _tree_dict(model, i, tree, prox):
-    """Tree i (0-based) with its node arrays, rules and explanation texts."""
+def _tree_dict(model, tree, prox):
+    """One tree with its node arrays, rules and explanation texts."""
     leaf = tree.is_leaf
     nodes = range(tree.n_nodes)
-    leaf_text = [str(explain.leaf(model, i + 1, j)) for j in nodes]
+    t, k = tree.round, tree.class_  # the round and class the model stamped on its tree
+    leaf_text = [str(explain.leaf(model, t, j, class_=k)) for j in nodes]
     split_text = []
     for j in nodes:
         if leaf[j]:
             split_text.append(None)
             continue
         try:
-            split_text.append(str(explain.split(prox, i + 1, j)))
+            split_text.append(str(explain.split(prox, t, j, class_=k)))
         except ValueError as e:  # a GBDT split without the residual sums it was chosen by
             split_text.append(f"{split_rule(tree, j)}: {e}")
     return {
-        "round": int(tree.round) if tree.round is not None else i + 1,
-        "class": int(tree.class_) if tree.class_ is not None else None,
+        "round": int(t),
+        "class": None if k is None else int(k),
         "left": _ints(tree.left),
         "right": _ints(tree.right),
         "parent": _ints(tree.parent),
@@ -197,13 +191,14 @@ def _split_table(trace, t, node, class_, split_rows):
 def build(obj, X=None, y=None, *, title=None, table_rows=500, max_split_tables=400, split_rows=20):
     """The page's data for a fitted model or a walkthrough (see ``teachgbt.explore``)."""
     model, X, y, extras = _unwrap(obj, X, y)
-    trace = _trace(model)
-    loss = model.loss_
-    K = int(loss.n_outputs)
-    trees = model.trees_
-    T = len(trees) // K
-    clf = bool(loss.is_classification)
-    algorithm = getattr(model, "algorithm", "xgboost")
+    fitted = model.model_
+    trace = fitted.trace
+    loss = fitted.loss
+    K = fitted.n_outputs
+    trees = fitted.trees
+    T = fitted.n_rounds
+    clf = fitted.is_classifier
+    algorithm = fitted.algorithm
     notes = list(extras.get("notes", []))
     limits = []
 
@@ -241,15 +236,14 @@ def build(obj, X=None, y=None, *, title=None, table_rows=500, max_split_tables=4
     prox = model if (algorithm == "gbdt" and trace is not None and K == 1) else _WithoutTrace(model)
     if prox is model and sum(t.n_nodes for t in trees) > 2 * SMALL_TREE_NODES * 20:
         prox = _WithoutTrace(model)  # rescanning every node of a large GBDT would take minutes
-    tree_dicts = [_tree_dict(model, i, tree, prox) for i, tree in enumerate(trees)]
+    tree_dicts = [_tree_dict(model, tree, prox) for tree in trees]
 
     rows = None
     if X32 is not None:
         n = len(X32)
         leaves = []
-        for i, tree in enumerate(trees):
-            t, k = i // K + 1, i % K
-            ids = trace.leaf(t, class_=k if K > 1 else None) if use_trace else tree.apply(X32)
+        for tree in trees:
+            ids = trace.leaf(tree.round, class_=tree.class_) if use_trace else tree.apply(X32)
             leaves.append(_packed(ids, tree.n_nodes))
         rows = {
             "n": n,
@@ -298,7 +292,7 @@ def build(obj, X=None, y=None, *, title=None, table_rows=500, max_split_tables=4
             for j in range(tree.n_nodes):
                 if done >= budget:
                     break
-                tab = _split_table(trace, i // K + 1, j, i % K if K > 1 else None, split_rows)
+                tab = _split_table(trace, tree.round, j, tree.class_, split_rows)
                 tree_dicts[i]["splits"][str(j)] = tab
                 done += 1
         big = sum(t.n_nodes > SMALL_TREE_NODES for t in trees)
@@ -312,7 +306,7 @@ def build(obj, X=None, y=None, *, title=None, table_rows=500, max_split_tables=4
     params = model.get_params()
     shown = ["learning_rate", "max_depth", "reg_lambda", "reg_alpha", "gamma",
              "min_child_weight", "max_delta_step", "tree_method"]  # fmt: skip
-    base_margin = np.atleast_1d(np.asarray(model.base_margin_, dtype=np.float64))
+    base_margin = np.atleast_1d(np.asarray(fitted.base_margin, dtype=np.float64))
     return {
         "version": 1,
         "title": title or extras.get("title") or _default_title(model, clf, K, T),
@@ -322,7 +316,7 @@ def build(obj, X=None, y=None, *, title=None, table_rows=500, max_split_tables=4
         "classes": [str(c) for c in model.classes_] if clf else None,
         "K": K,
         "rounds": T,
-        "features": [model_feature_name(model, j) for j in range(model.n_features_in_)],
+        "features": fitted.names,
         "params": {k: _param(params.get(k)) for k in shown if k in params},
         "base_score": _floats(np.atleast_1d(np.asarray(model.base_score_, dtype=float))),
         "base_margin": _floats(base_margin, 17),
@@ -335,11 +329,6 @@ def build(obj, X=None, y=None, *, title=None, table_rows=500, max_split_tables=4
         "trees": tree_dicts,
         "rows": rows,
     }
-
-
-def model_feature_name(model, j):
-    names = getattr(model, "feature_names_in_", None)
-    return str(names[j]) if names is not None else f"f{j}"
 
 
 def _param(v):
