@@ -6,7 +6,9 @@ Read ``teachgbt/reference.py`` first: seed 000's whole algorithm in one file
 import teachgbt as tg
 clf = tg.BoostingClassifier(n_estimators=2, max_depth=2).fit(X, y)
 clf.trace_.epochs()          # seed 004's per-epoch table
-clf.trace_.splits(1, 0)      # every candidate split at the root of tree 1
+clf.trace_.splits(1, 0)      # every candidate split at the root of round 1's tree
+clf.model_                   # the fitted tg.Model every view asks (margins, trees by round)
+tg.train({"max_depth": 2}, X32, y)   # the engine directly: plain parameters -> tg.Model
 """
 
 from . import (
@@ -23,9 +25,11 @@ from . import (
 )
 from .engine import gbdt
 from .engine.trace import Trace
+from .engine.training import TrainParams, train
 from .estimators import BoostingClassifier, BoostingRegressor
 from .explore import explore
 from .io import from_lightgbm, from_sklearn, from_xgboost, load
+from .model import Model
 from .tree import Tree
 
 __version__ = "0.1.0"
@@ -44,8 +48,10 @@ def __getattr__(name):
 __all__ = [
     "BoostingClassifier",
     "BoostingRegressor",
+    "Model",
     "NotFittedError",
     "Trace",
+    "TrainParams",
     "Tree",
     "check",
     "datasets",
@@ -63,5 +69,6 @@ __all__ = [
     "from_lightgbm",
     "from_sklearn",
     "losses",
+    "train",
     "__version__",
 ]

@@ -35,7 +35,7 @@ def _load_model(args):
     for w in caught:
         if issubclass(w.category, ImportAssumptionWarning):
             print(f"note: {_as_options(str(w.message))}", file=sys.stderr)
-    if "_origin" not in model.__dict__ and any(v is not None for v in given.values()):
+    if not model.model_.imported and any(v is not None for v in given.values()):
         print(
             "note: --reg-lambda/--learning-rate/--gamma are ignored: a teachgbt model file "
             "stores its parameters",
@@ -162,12 +162,20 @@ def _split_rows(n, fraction, seed=0):
 
 
 def _metrics(model, X, y):
-    """Log loss and AUC for a classifier, RMSE for a regressor: one line."""
+    """One line: log loss and AUC for two classes; multiclass log loss and accuracy for
+    K ≥ 3; RMSE for a regressor."""
     import numpy as np
 
-    if hasattr(model, "classes_"):
-        y01 = (np.asarray(y) == model.classes_[1]).astype(float)
-        p = np.clip(model.predict_proba(X)[:, 1], 1e-15, 1 - 1e-15)
+    fitted = model.model_
+    if fitted.is_classifier:
+        proba = model.predict_proba(X)
+        codes = pd.Index(model.classes_).get_indexer(np.asarray(y))  # the column of each label
+        if fitted.n_outputs > 1:
+            p = np.clip(proba[np.arange(len(codes)), codes], 1e-15, 1.0)
+            accuracy = float(np.mean(np.argmax(proba, axis=1) == codes))
+            return f"log loss {-np.mean(np.log(p)):.4f}, accuracy {accuracy:.4f}"
+        y01 = (codes == 1).astype(float)
+        p = np.clip(proba[:, 1], 1e-15, 1 - 1e-15)
         logloss = -np.mean(y01 * np.log(p) + (1 - y01) * np.log(1 - p))
         return f"log loss {logloss:.4f}, AUC {_auc(y01, p)}"
     rmse = float(np.sqrt(np.mean((np.asarray(y, dtype=float) - model.predict(X)) ** 2)))
@@ -236,19 +244,21 @@ def _features(model, df, path):
 
 
 def _running_margin(model, values):
-    """One row per tree: the value its leaf adds and the margin (and p) after it."""
+    """One row per round: the value its (class's) tree adds and the margin after it, and p
+    for two classes (with K ≥ 3, p needs every class's margin)."""
     import numpy as np
 
     from .losses import sigmoid
 
     adds = np.asarray(values["leaf_values"], dtype=float)
     margin = values["base_margin"] + np.cumsum(adds)
-    table = pd.DataFrame({"tree": np.arange(1, len(adds) + 1), "leaf value": adds,
+    table = pd.DataFrame({"round": values["rounds"], "leaf value": adds,
                           "margin after": margin})  # fmt: skip
-    if hasattr(model, "classes_"):
+    binary = model.model_.is_classifier and model.model_.n_outputs == 1
+    if binary:
         table["p after"] = sigmoid(margin)
-    start = {"tree": "start", "leaf value": np.nan, "margin after": values["base_margin"]}
-    if hasattr(model, "classes_"):
+    start = {"round": "start", "leaf value": np.nan, "margin after": values["base_margin"]}
+    if binary:
         start["p after"] = sigmoid(values["base_margin"])
     table = pd.concat([pd.DataFrame([start]), table], ignore_index=True)
     numbers = ["leaf value", "margin after"] + (["p after"] if "p after" in table else [])
@@ -257,6 +267,7 @@ def _running_margin(model, values):
 
 
 def _tree_number(model, k):
+    """``--tree K``: a 1-based tree number, counting every tree (K ≥ 3 classes: K a round)."""
     n = len(model.trees_)
     if not 1 <= k <= n:
         raise CommandError(f"--tree must be from 1 to {n} (the model has {n} trees)")
@@ -275,6 +286,8 @@ _FORMULAS_FOR_ALL = 15  # nodes: a tree this small gets every node's formula
 
 
 def cmd_explain(args):
+    import numpy as np
+
     from . import explain
 
     if args.data is not None:
@@ -286,13 +299,16 @@ def cmd_explain(args):
                 f"--row must be from 0 to {len(df) - 1} (the data rows of {args.data})"
             )
     model = _load_model(args)
-    origin = model.__dict__.get("_origin")
+    origin = model.model_.origin if model.model_.imported else None
     if args.data is not None:
         X = _features(model, df, args.data)
         if origin:
             print(f"model {origin}")
         print(f"row {args.row} of {args.data} (line {args.row + 2} of the file)")
-        ex = explain.prediction(model, X.iloc[[args.row]])
+        class_ = None
+        if model.model_.n_outputs > 1:  # follow the class the model predicts for the row
+            class_ = int(np.argmax(model.predict_proba(X.iloc[[args.row]])[0]))
+        ex = explain.prediction(model, X.iloc[[args.row]], class_=class_)
         print(ex)
         print()
         print(_running_margin(model, ex.values).to_string(index=False))
@@ -318,7 +334,7 @@ def cmd_explain(args):
     for i in nodes:
         print()
         show = explain.leaf if tree.feature[i] < 0 else explain.split
-        print(show(model, k, int(i)))
+        print(show(model, tree.round, int(i), class_=tree.class_))
 
 
 def cmd_explore(args):
@@ -446,7 +462,12 @@ def build_parser():
 
     e = sub.add_parser("explain", help="a tree's nodes and formulas, or one prediction")
     e.add_argument("model", metavar="MODEL", help=_MODEL_HELP)
-    e.add_argument("--tree", type=int, help="1-based tree number: its node table and formulas")
+    e.add_argument(
+        "--tree",
+        type=int,
+        help="1-based tree number, counting every tree (K >= 3 classes: K trees a round, "
+        "class by class): its node table and formulas",
+    )
     e.add_argument("--node", type=int, help="only this node's formula (node ids from 0)")
     e.add_argument("--data", metavar="CSV", help="explain the prediction of one row of this CSV")
     e.add_argument("--row", type=int, help="the data row, counted from 0 (the header is no row)")

@@ -297,7 +297,7 @@ def _trees_of_class(model, class_):
     """
     classes = getattr(model, "classes_", None)
     K = 0 if classes is None else len(classes)
-    trees = model.trees_[: model._n_trees(None)]  # as decision_function: to the best round
+    trees = model.model_.used_trees()  # as decision_function: to the best round
     if K < 3:
         if class_ is not None:
             raise ValueError(

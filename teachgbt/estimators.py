@@ -2,10 +2,11 @@
 
 They follow XGBoost's scikit-learn API for names and meanings, so that what a
 learner practises here carries over, and they are as thin over
-``engine.boosting.train`` as XGBoost's ``XGBModel`` is over ``xgboost.train``:
-``fit`` checks the parameters, validates X, y and the weights, encodes the
-labels, sets up the hooks that run around the loop (eval sets, early stopping,
-callbacks, progress bar), calls ``train`` and stores the fitted attributes.
+``engine.training.train`` as XGBoost's ``XGBModel`` is over ``xgboost.train``:
+``fit`` validates X, y, the weights and the eval sets, encodes the labels, calls
+``train`` with the constructor's parameters and keeps the fitted
+``teachgbt.model.Model`` it returns as ``model_``. Every fitted attribute
+(``trees_``, ``classes_``, ``base_score_``, ``trace_``, ...) reads that model.
 ``from_trees`` makes a fitted model from trees without training (``tg.load``
 and the importers of other libraries' models use it).
 
@@ -15,7 +16,7 @@ scikit-learn is optional (``_sklearn_base``): with it the estimators work with
 
 from __future__ import annotations
 
-import numbers
+import dataclasses
 
 import numpy as np
 import pandas as pd
@@ -25,18 +26,8 @@ from . import _validation as V
 from ._sklearn_base import BaseEstimator as _Base
 from ._sklearn_base import ClassifierMixin as _ClassifierMixin
 from ._sklearn_base import RegressorMixin as _RegressorMixin
-from .engine.boosting import (
-    TREE_METHODS,
-    RoundSampler,
-    XGBoostAlgorithm,
-    resolve_grow_params,
-    train,
-)
-from .engine.callbacks import EarlyStopping, EvalSets, progress_bar
-from .engine.gbdt import GBDTAlgorithm
-from .engine.trace import Trace
-from .losses import get_loss
-from .tree import Tree, add_tree_values
+from .engine.training import TrainParams, model_from_trees, train
+from .tree import Tree
 
 __all__ = ["BoostingClassifier", "BoostingRegressor"]
 
@@ -62,10 +53,6 @@ def _expected_failed_checks(estimator):
         )
     return expected
 
-
-# the algorithms by name; the tree methods are ``engine.boosting.TREE_METHODS``
-_ALGORITHMS = {"xgboost": XGBoostAlgorithm, "gbdt": GBDTAlgorithm}
-_EDGE_PROBABILITY = 1e-6  # an estimated base_score is kept this far from 0 and 1
 
 _PARAMETERS = """
     Parameters
@@ -149,46 +136,10 @@ class _Boosting(_Base):
         self.verbose = verbose
 
     # ------------------------------------------------------------ checks
-    def _check_params(self):
-        if self.algorithm not in _ALGORITHMS:
-            raise ValueError(f"algorithm={self.algorithm!r}; use one of {tuple(_ALGORITHMS)}")
-        if self.tree_method not in TREE_METHODS:
-            raise ValueError(f"tree_method={self.tree_method!r}; use one of {tuple(TREE_METHODS)}")
-        if self.pruning not in (None, "pre", "post"):
-            raise ValueError(f"pruning={self.pruning!r}; use 'pre', 'post' or None")
-        if not isinstance(self.n_estimators, numbers.Integral) or self.n_estimators < 0:
-            raise ValueError(f"n_estimators must be a whole number >= 0; got {self.n_estimators!r}")
-        for name in ("reg_lambda", "reg_alpha", "gamma", "min_child_weight", "max_delta_step"):
-            value = getattr(self, name)
-            if value is not None:
-                V.check_nonneg(name, value)
-        lr = self.learning_rate
-        if lr is not None and (not isinstance(lr, numbers.Real) or not lr > 0):
-            raise ValueError(f"learning_rate must be > 0; got {lr!r}")
-        md, ml = self.max_depth, self.max_leaves
-        if md is not None and (not isinstance(md, numbers.Integral) or md < 0):
-            raise ValueError(
-                f"max_depth must be a whole number >= 0 (0: no depth limit); got {md!r}"
-            )
-        if ml is not None and (not isinstance(ml, numbers.Integral) or ml < 0 or ml == 1):
-            raise ValueError(
-                f"max_leaves must be a whole number >= 2 (or 0/None: no limit); got {ml!r}"
-            )
-        if md is None and not ml:
-            raise ValueError(
-                "neither max_depth nor max_leaves bounds the trees. Set max_depth (e.g. 6), "
-                "max_leaves (best-first growth), or ask for unbounded trees explicitly with "
-                "max_depth=0"
-            )
-        for name in ("subsample", "colsample_bytree"):
-            value = getattr(self, name)
-            if not isinstance(value, numbers.Real) or not 0 < value <= 1:
-                raise ValueError(f"{name} must be in (0, 1]; got {value!r}")
-        if not isinstance(self.max_bin, numbers.Integral) or not 2 <= self.max_bin <= 65535:
-            raise ValueError(f"max_bin must be a whole number in 2..65535; got {self.max_bin!r}")
-        esr = self.early_stopping_rounds
-        if esr is not None and (not isinstance(esr, numbers.Integral) or esr < 1):
-            raise ValueError(f"early_stopping_rounds must be a whole number >= 1; got {esr!r}")
+    def _train_params(self):
+        """The constructor's parameters as the engine's ``TrainParams``, checked."""
+        names = [f.name for f in dataclasses.fields(TrainParams)]
+        return TrainParams(**{name: getattr(self, name) for name in names}).check()
 
     def _validate_X_predict(self, X, what="X"):
         V.check_is_fitted(self)
@@ -214,32 +165,10 @@ class _Boosting(_Base):
             )
         return X32
 
-    def _loss(self, n_classes=2):
-        loss = get_loss(self.objective, self._is_classifier, n_classes)
-        if self._is_classifier and not loss.is_classification and isinstance(self.objective, str):
-            raise ValueError(f"objective={self.objective!r} is not a classification objective")
-        return loss
-
-    def _make_algorithm(self, loss, params):
-        if self.algorithm == "gbdt":
-            return GBDTAlgorithm(loss, params, is_classifier=self._is_classifier)
-        return XGBoostAlgorithm(loss, params)
-
-    def _set_fitted(self, n_features, feature_names, base_score, loss, params):
-        """The fitted attributes that ``fit`` and ``from_trees`` share (not the trees)."""
-        self.n_features_in_ = int(n_features)
-        if feature_names is not None:
-            self.feature_names_in_ = np.asarray(feature_names, dtype=object)
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
-        self.base_score_ = base_score  # a number; with K >= 3 classes K margins
-        self.base_margin_ = loss.base_margin(base_score)
-        self.loss_ = loss
-        self.params_ = params  # the GrowParams the trees are (or would be) grown with
-
     # ------------------------------------------------------------ fitting
     def _prepare_y(self, y, n):
-        return V.check_y_numeric(y, n)
+        """(y as trained on, the classes: None for a regressor)."""
+        return V.check_y_numeric(y, n), None
 
     def fit(self, X, y, sample_weight=None, eval_set=None, verbose=None):
         """Grow ``n_estimators`` trees on X, y. Returns self.
@@ -248,75 +177,42 @@ class _Boosting(_Base):
         (``evals_result_``); with ``early_stopping_rounds`` training stops
         when the last pair's loss has not improved for that many rounds.
         """
-        self._check_params()
+        params = self._train_params()
         V.check_y_present(y, self)
         X32, names = V.check_X(X)
         n, d = X32.shape
-        y_train = self._prepare_y(y, n)  # a classifier's labels as class indices (0/1 if two)
+        y_train, classes = self._prepare_y(y, n)  # class indices (0/1 if two) and labels
         sample_weight = V.check_sample_weight(sample_weight, n)
-        loss = self._loss(len(getattr(self, "classes_", ())))
-        algorithm = self._make_algorithm(loss, resolve_grow_params(self, self.algorithm))
-        evals = V.check_eval_set(eval_set, d, names, self._prepare_eval_y)
-        if self.early_stopping_rounds is not None and not evals:
-            raise ValueError(
-                "early_stopping_rounds needs an eval_set to watch; pass "
-                "fit(..., eval_set=[(X_val, y_val)])"
-            )
-        if self.base_score is None:  # XGBoost's estimate: the weighted mean of y
-            base_score = algorithm.default_base_score(y_train, sample_weight)
-            if loss.is_classification and loss.n_outputs == 1:
-                base_score = min(max(base_score, _EDGE_PROBABILITY), 1 - _EDGE_PROBABILITY)
-        else:
-            base_score = loss.check_base_score(self.base_score)
-        self._set_fitted(d, names, base_score, loss, algorithm.params)
-
-        # around the loop, after every round: eval sets, early stopping, callbacks, progress
-        eval_sets = EvalSets(evals, algorithm, self.base_margin_)
-        early_stopping = None
-        if self.early_stopping_rounds is not None:
-            early_stopping = EarlyStopping(eval_sets, self.early_stopping_rounds)
-        progress = progress_bar(
-            self.n_estimators,
-            verbose if verbose is not None else self.verbose,
-            metric=lambda margin: (loss.metric_name, loss.metric(y_train, margin, sample_weight)),
+        evals = V.check_eval_set(
+            eval_set, d, names, lambda ey, en, k: self._prepare_eval_y(ey, en, k, classes)
         )
-        hooks = [eval_sets, early_stopping, self._run_callbacks, progress]
-        self.evals_result_ = eval_sets.results
-        self.best_iteration_ = None
+        self.__dict__.pop("model_", None)  # a failed fit leaves no half-fitted model behind
         try:
-            booster = train(
+            model = train(
+                params,
                 X32,
                 y_train,
-                algorithm,
-                TREE_METHODS[self.tree_method],
-                self.n_estimators,
-                self.base_margin_,
                 sample_weight,
+                classes=classes,
                 feature_names=names,
-                max_bin=self.max_bin,
-                sampler=RoundSampler(self.subsample, self.colsample_bytree, self.random_state),
-                after_round=[hook for hook in hooks if hook is not None],
+                evals=evals,
+                callbacks=[self._run_callbacks] if self.callbacks else (),
+                verbose=verbose if verbose is not None else self.verbose,
             )
-            self.trees_ = booster.trees
-            if early_stopping is not None:
-                self.best_iteration_ = early_stopping.best_iteration
-            self._trace = Trace(self, X32, y_train, sample_weight, booster, algorithm)
         except BaseException:
-            # a failed fit leaves no half-fitted model behind
-            for attr in ("trees_", "_trace", "evals_result_", "best_iteration_"):
-                self.__dict__.pop(attr, None)
+            self.__dict__.pop("model_", None)
             raise
-        finally:
-            progress.close()
+        self.model_ = model
         return self
 
-    def _run_callbacks(self, t, booster):
-        """The user's ``callbacks``: each is called as ``cb(model, t)``; True stops training."""
-        self.trees_ = booster.trees  # the model as trained so far
+    def _run_callbacks(self, t, model):
+        """The user's ``callbacks``: each is called as ``cb(estimator, t)`` with the model
+        trained so far; True stops training."""
+        self.model_ = model
         stops = [cb(self, t) for cb in self.callbacks or ()]
         return any(stop is True for stop in stops)
 
-    def _prepare_eval_y(self, y, n, k):
+    def _prepare_eval_y(self, y, n, k, classes):
         return V.check_y_numeric(y, n, f"eval_set[{k}] y")
 
     # ------------------------------------------------------------ a model from trees
@@ -329,6 +225,7 @@ class _Boosting(_Base):
         classes=None,
         n_features=None,
         best_iteration=None,
+        origin="made from trees (tg.load, from_trees)",
         **params,
     ):
         """A fitted model made of ``trees``: the way to build one without ``fit``.
@@ -340,13 +237,14 @@ class _Boosting(_Base):
         margin; with K ≥ 3 classes the K starting margins, as XGBoost); None starts the
         margin at 0. ``feature_names`` (default: the trees'),
         ``classes`` (a classifier's labels, default [0, 1]), ``n_features`` (default:
-        the trees'), ``best_iteration`` (0-based; prediction stops there), and any
+        the trees'), ``best_iteration`` (0-based; prediction stops there), ``origin``
+        (where the trees came from, as ``model_.origin`` reports it), and any
         constructor parameter in ``params``. ``tg.load`` builds models with it, and so do
         the importers of other libraries' models. The model has no ``trace_``: that
         needs the training data.
         """
-        model = cls(**params)
-        model._check_params()
+        estimator = cls(**params)
+        train_params = estimator._train_params()
         trees = list(trees)
         bad = [type(tree).__name__ for tree in trees if not isinstance(tree, Tree)]
         if bad:
@@ -363,73 +261,102 @@ class _Boosting(_Base):
             raise ValueError(
                 f"{len(feature_names)} feature names for a model of {n_features} features"
             )
-        n_classes = 0
-        if model._is_classifier:
-            model.classes_ = np.asarray([0, 1] if classes is None else classes)
-            n_classes = len(model.classes_)
-            if n_classes < 2:
-                raise ValueError(f"a classifier has at least two classes; got {n_classes}")
+        if cls._is_classifier:
+            classes = np.asarray([0, 1] if classes is None else classes)
+            if len(classes) < 2:
+                raise ValueError(f"a classifier has at least two classes; got {len(classes)}")
         elif classes is not None:
             raise ValueError("a regressor has no classes")
-        loss = model._loss(n_classes)
-        if len(trees) % loss.n_outputs:
-            raise ValueError(
-                f"{n_classes} classes need one tree per class in every round; "
-                f"{len(trees)} trees are not whole rounds of {n_classes}"
-            )
-        for i, tree in enumerate(trees):  # XGBoost's order: round by round, class by class
-            if tree.round is None:
-                tree.round = i // loss.n_outputs + 1
-            if tree.class_ is None and loss.n_outputs > 1:
-                tree.class_ = i % loss.n_outputs
-        if base_score is None:  # the base score whose margin is 0
-            base_score = 0.5 if loss.n_outputs == 1 and loss.is_classification else 0.0
-        base_score = loss.check_base_score(base_score)
-        algorithm = model._make_algorithm(loss, resolve_grow_params(model, model.algorithm))
-        model._set_fitted(n_features, feature_names, base_score, loss, algorithm.params)
-        model.trees_ = trees
-        model.evals_result_ = {}
-        model.best_iteration_ = best_iteration
-        return model
+        estimator.model_ = model_from_trees(
+            trees,
+            train_params,
+            base_score=base_score,
+            classes=classes,
+            n_features=n_features,
+            feature_names=feature_names,
+            best_iteration=best_iteration,
+            origin=origin,
+        )
+        return estimator
 
     # ------------------------------------------------------------ fitted model
+    def _fitted(self, attribute):
+        """The fitted model, or the AttributeError scikit-learn expects before fit."""
+        model = self.__dict__.get("model_")
+        if model is None:
+            raise AttributeError(f"{type(self).__name__} is not fitted yet: it has no {attribute}")
+        return model
+
+    @property
+    def trees_(self):
+        """The trees in XGBoost's order: round by round, one per class within a round."""
+        return self._fitted("trees_").trees
+
+    @property
+    def n_features_in_(self):
+        return self._fitted("n_features_in_").n_features
+
+    @property
+    def feature_names_in_(self):
+        names = self._fitted("feature_names_in_").feature_names
+        if names is None:
+            raise AttributeError("the model was fitted without feature names (not a DataFrame)")
+        return np.asarray(names, dtype=object)
+
+    @property
+    def base_score_(self):
+        """The fitted base score, in prediction space; K margins with K ≥ 3 classes."""
+        return self._fitted("base_score_").base_score
+
+    @property
+    def base_margin_(self):
+        """Where every margin starts: the base score through the inverse link."""
+        return self._fitted("base_margin_").base_margin
+
+    @property
+    def loss_(self):
+        return self._fitted("loss_").loss
+
+    @property
+    def params_(self):
+        """The GrowParams the trees are (or would be) grown with: every default resolved."""
+        return self._fitted("params_").params
+
+    @property
+    def evals_result_(self):
+        return self._fitted("evals_result_").evals_result
+
+    @property
+    def best_iteration_(self):
+        return self._fitted("best_iteration_").best_iteration
+
+    @property
+    def _origin(self):
+        return self._fitted("an origin").origin
+
+    @_origin.setter
+    def _origin(self, origin):  # the importers name the library and file after from_trees
+        self._fitted("an origin").origin = origin
+
     @property
     def trace_(self):
         """Every intermediate of the fit, as DataFrames (``tg.Trace``)."""
         V.check_is_fitted(self)
-        if "_trace" not in self.__dict__:
-            origin = self.__dict__.get("_origin", "made from trees (tg.load, from_trees)")
+        if self.model_.trace is None:
             raise AttributeError(
-                f"this {type(self).__name__} was {origin}, not fitted here: it has no trace_, "
-                "which needs the training data; its trees_ keep every node's statistics"
+                f"this {type(self).__name__} was {self.model_.origin}, not fitted here: it has "
+                "no trace_, which needs the training data; its trees_ keep every node's "
+                "statistics"
             )
-        return self._trace
-
-    def _n_trees(self, iteration_range):
-        """Trees used to predict: ``iteration_range`` and ``best_iteration_`` count rounds,
-        as XGBoost's do; a round has one tree per class."""
-        per_round = self.loss_.n_outputs
-        if iteration_range is not None:
-            return int(iteration_range[1]) * per_round
-        if self.best_iteration_ is not None:
-            return (self.best_iteration_ + 1) * per_round
-        return len(self.trees_)
+        return self.model_.trace
 
     def decision_function(self, X, iteration_range=None):
         """The margin: base margin + Σ η·w of the leaves reached (log-odds for a binary
-        classifier). With K ≥ 3 classes (n, K): class k's margin adds class k's trees."""
-        X32 = self._validate_X_predict(X)
-        dtype = _ALGORITHMS[self.algorithm].dtype  # the precision margins were trained in
-        K = self.loss_.n_outputs
-        if K == 1:
-            margin = np.full(len(X32), self.base_margin_, dtype=dtype)
-            margin = add_tree_values(self.trees_[: self._n_trees(iteration_range)], X32, margin)
-            return margin.astype(np.float64)
-        margin = np.tile(np.asarray(self.base_margin_, dtype=dtype), (len(X32), 1))  # (n, K)
-        for i, tree in enumerate(self.trees_[: self._n_trees(iteration_range)]):
-            k = i % K  # XGBoost's order: round by round, one tree per class
-            margin[:, k] = (margin[:, k] + tree.predict(X32).astype(dtype)).astype(dtype)
-        return margin.astype(np.float64)
+        classifier). With K ≥ 3 classes (n, K): class k's margin adds class k's trees.
+        ``iteration_range=(start, end)``: rounds start … end−1, as XGBoost's ((0, 0): all;
+        None: all, or up to ``best_iteration_`` after early stopping)."""
+        X = self._validate_X_predict(X)  # first: it says when the model is not fitted
+        return self.model_.margins(X, iteration_range)
 
     def save(self, path):
         """Write the fitted model to ``path`` as versioned JSON (read back with ``tg.load``)."""
@@ -462,7 +389,7 @@ class BoostingRegressor(_RegressorMixin, _Boosting):
 
     def predict(self, X, iteration_range=None):
         margin = self.decision_function(X, iteration_range)
-        return self.loss_.transform(margin)
+        return self.model_.link(margin)
 
 
 class BoostingClassifier(_ClassifierMixin, _Boosting):
@@ -476,24 +403,27 @@ class BoostingClassifier(_ClassifierMixin, _Boosting):
 
     _is_classifier = True
 
-    def _prepare_y(self, y, n):
-        codes, classes = V.check_y_classes(y, n)
-        self.classes_ = classes
-        return codes
+    @property
+    def classes_(self):
+        """The labels, sorted; ``classes_[1]`` is the positive class of two."""
+        return self._fitted("classes_").classes
 
-    def _prepare_eval_y(self, y, n, k):
+    def _prepare_y(self, y, n):
+        return V.check_y_classes(y, n)
+
+    def _prepare_eval_y(self, y, n, k, classes):
         arr = np.asarray(y)
-        unknown = ~np.isin(arr, self.classes_)
+        unknown = ~np.isin(arr, classes)
         if unknown.any():
             raise ValueError(
                 f"eval_set[{k}] y has labels the training data does not: "
                 f"{np.unique(arr[unknown]).tolist()}"
             )
-        return np.searchsorted(self.classes_, arr).astype(np.float64)
+        return np.searchsorted(classes, arr).astype(np.float64)
 
     def predict_proba(self, X, iteration_range=None):
         margin = self.decision_function(X, iteration_range)
-        prob = self.loss_.transform(margin)
+        prob = self.model_.link(margin)
         if prob.ndim == 2:  # softmax: (n, K) already
             return prob
         return np.column_stack([1.0 - prob, prob])

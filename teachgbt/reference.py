@@ -142,6 +142,7 @@ def grow_tree(X, g, h, forward_scan, names, max_depth, reg_lambda, gamma, min_ch
         return b.add_node(parent, depth, len(rows), G, H, w, eta * w)
 
     all_rows = np.arange(len(g))
+    splits = {}  # node -> (left, right, gain): what pruning reads
     level = [(add_node(all_rows, -1, 0), all_rows)]
     for depth in range(max_depth):
         next_level = []
@@ -156,21 +157,23 @@ def grow_tree(X, g, h, forward_scan, names, max_depth, reg_lambda, gamma, min_ch
             # seed 000, "Learn the tree structure": Gain = ½[...] − γ, with γ = gamma / 2
             gain = formulas.split_gain(s.G_L, s.H_L, s.G_R, s.H_R, reg_lambda, gamma / 2)
             b.split(node, s.feature, s.threshold, s.default_left, left, right, gain, s.loss_chg)
+            splits[node] = (left, right, gain)
             next_level += [(left, rows[go_left]), (right, rows[~go_left])]
         level = next_level
-    prune(b, 0)
+    prune(b, splits, 0)
     return b.build(X.shape[1], names, eta)
 
 
-def prune(b, node):
+def prune(b, splits, node):
     """Post-pruning, bottom up: remove a split whose two children are leaves and whose
-    Gain < 0 (seed 002, "Pruning and Regularization"), so its parent may go next."""
+    Gain < 0 (seed 002, "Pruning and Regularization"), so its parent may go next.
+    ``splits``: node -> (left, right, gain) of every split made."""
     if b.is_leaf(node):
         return
-    left, right = b.cols["left"][node], b.cols["right"][node]
-    prune(b, left)
-    prune(b, right)
-    if b.is_leaf(left) and b.is_leaf(right) and b.cols["gain"][node] < 0:
+    left, right, gain = splits[node]
+    prune(b, splits, left)
+    prune(b, splits, right)
+    if b.is_leaf(left) and b.is_leaf(right) and gain < 0:
         b.make_leaf(node)
 
 

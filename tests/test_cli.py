@@ -110,3 +110,32 @@ def test_train_one_hot_encodes_text_columns_and_predict_matches(tmp_path, capsys
     tg.datasets.troll2().assign(favorite_color="purple").to_csv(odd, index=False)
     assert main(["predict", str(model), str(odd)]) == 2
     assert "favorite_color_purple" in capsys.readouterr().err
+
+
+def test_train_on_three_classes_prints_multiclass_log_loss_and_accuracy(tmp_path, capsys):
+    metrics = pytest.importorskip("sklearn.metrics")
+    rng = np.random.default_rng(4)
+    df = pd.DataFrame(rng.normal(size=(150, 3)), columns=["a", "b", "c"])
+    df["fruit"] = np.array(["apple", "banana", "cherry"])[
+        np.digitize(df["a"] - df["b"], [-0.5, 0.5])
+    ]
+    path, model = tmp_path / "fruit.csv", tmp_path / "m.json"
+    df.to_csv(path, index=False)
+    argv = ["train", str(path), "--target", "fruit", "--model", str(model), "--n-estimators", "4",
+            "--max-depth", "2", "--eval-fraction", "0.2"]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    fitted = __import__("teachgbt").load(model)
+    held = np.sort(np.random.default_rng(0).permutation(len(df))[:30])  # the CLI's split
+    for line, rows in (
+        (next(ln for ln in out.splitlines() if ln.startswith("training:")), None),
+        (next(ln for ln in out.splitlines() if ln.startswith("held out:")), held),
+    ):
+        part = df if rows is None else df.iloc[rows]
+        if rows is None:
+            part = df.drop(index=held)
+        proba = fitted.predict_proba(part[["a", "b", "c"]])
+        want_loss = metrics.log_loss(part["fruit"], proba, labels=fitted.classes_)
+        want_acc = metrics.accuracy_score(part["fruit"], fitted.predict(part[["a", "b", "c"]]))
+        assert f"log loss {want_loss:.4f}, accuracy {want_acc:.4f}" in line
+        assert "AUC" not in line

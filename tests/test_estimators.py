@@ -293,7 +293,7 @@ def test_trace_argument_checks(data):
     clf = tg.BoostingClassifier(n_estimators=2, max_depth=2).fit(X, y)
     with pytest.raises(ValueError, match="round t must be a whole number from 1 to 2"):
         clf.trace_.instances(0)
-    with pytest.raises(ValueError, match="tree 1 has nodes 0 to"):
+    with pytest.raises(ValueError, match="the tree of round 1 has nodes 0 to"):
         clf.trace_.splits(1, 99)
 
 
@@ -352,8 +352,9 @@ def test_trace_notices_a_changed_training_array(data):
 def test_rows_leaves_from_growing_equal_routing(data, kw):
     """fit updates margins from the leaves rows ended in while growing; they must be the
     leaves Tree.apply routes the same rows to."""
-    from teachgbt.engine.boosting import TREE_METHODS, XGBoostAlgorithm, resolve_grow_params
+    from teachgbt.engine.boosting import TREE_METHODS, XGBoostAlgorithm
     from teachgbt.engine.grow import grow_tree
+    from teachgbt.engine.training import ALGORITHMS
     from teachgbt.losses import Logistic
 
     X, y = data
@@ -361,8 +362,8 @@ def test_rows_leaves_from_growing_equal_routing(data, kw):
     X[::7, 1] = np.nan
     est = tg.BoostingClassifier(**kw)
     X32 = X.astype(np.float32)
-    params = resolve_grow_params(est, est.algorithm)
-    algo = est._make_algorithm(Logistic(), params)
+    params = est._train_params().grow_params()
+    algo = ALGORITHMS[est.algorithm](Logistic(), params)
     assert isinstance(algo, XGBoostAlgorithm) or est.algorithm == "gbdt"
     stats = algo.round_stats(y.astype(float), algo.initial_margin(0.0, len(y)), None)
     method = TREE_METHODS[est.tree_method]

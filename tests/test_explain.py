@@ -152,18 +152,33 @@ def test_split_of_a_multiclass_tree_reads_its_round_and_class_from_the_trace():
     model = tg.BoostingClassifier(n_estimators=2, max_depth=2).fit(X, y)
     tree = model.trees_[4]  # round 2, class 1
     assert (tree.round, tree.class_) == (2, 1)
-    ex = E.split(model, 5, 0)
+    ex = E.split(model, 2, 0, class_=1)  # a round and a class, as the trace's tables
+    assert str(ex).startswith("Tree 5 (round 2, class 1), node 0")
     chosen = model.trace_.splits(2, 0, class_=1).query("chosen").iloc[0]
     assert ex.values["G_L"] == pytest.approx(chosen["G_L"])
     assert ex.value == pytest.approx(tree.gain[0], rel=1e-5)
 
 
-def test_prediction_of_a_multiclass_model_says_what_to_use_instead():
+def test_prediction_of_a_multiclass_model_follows_one_class():
     datasets = pytest.importorskip("sklearn.datasets")
     X, y = datasets.load_iris(return_X_y=True)
-    model = tg.BoostingClassifier(n_estimators=1, max_depth=1).fit(X, y)
-    with pytest.raises(ValueError, match="3 classes, one margin each"):
-        E.prediction(model, X[0])
+    model = tg.BoostingClassifier(n_estimators=3, max_depth=2).fit(X, y)
+    with pytest.raises(ValueError, match="3 classes.*pass class_="):
+        E.prediction(model, X[60])
+    ex = E.prediction(model, X[60], class_=1)
+    # class 1's margin: its start margin plus the leaf of each round's class-1 tree
+    leaves = [model.trace_.nodes(t, class_=1)["value"] for t in (1, 2, 3)]
+    reached = [tree.apply(X[60:61].astype(np.float32))[0] for tree in model.trees_[1::3]]
+    want = model.base_margin_[1] + sum(v[i] for v, i in zip(leaves, reached))
+    assert ex.values["margin"] == pytest.approx(want, rel=1e-6)
+    assert ex.values["margin"] == pytest.approx(model.decision_function(X[60:61])[0, 1])
+    assert ex.value == pytest.approx(model.predict_proba(X[60:61])[0, 1])
+    assert ex.values["rounds"] == [1, 2, 3]
+    late = E.prediction(model, X[60], iteration_range=(1, 3), class_=1)  # rounds 2 and 3
+    assert late.values["rounds"] == [2, 3]
+    assert late.values["margin"] == pytest.approx(
+        model.decision_function(X[60:61], iteration_range=(1, 3))[0, 1]
+    )
 
 
 def test_leaf_title_of_a_split_node_reads_in_order(troll):
@@ -180,7 +195,10 @@ def test_a_class_tree_says_its_round_and_class_and_not_log_odds():
     data = datasets.load_iris(as_frame=True)
     y = data.target.map(dict(enumerate(data.target_names)))
     model = tg.BoostingClassifier(n_estimators=2, max_depth=2).fit(data.data, y)
-    text = str(E.leaf(model, 2, 3))
+    text = str(E.leaf(model, 1, 3, class_=1))
     assert text.startswith("Tree 2 (round 1, class 1), leaf 3")
     assert "margin of class 'versicolor'" in text and "log-odds" not in text
-    assert str(E.split(model, 2, 0)).startswith("Tree 2 (round 1, class 1), node 0: split")
+    split = str(E.split(model, 1, 0, class_=1))
+    assert split.startswith("Tree 2 (round 1, class 1), node 0: split")
+    with pytest.raises(ValueError, match="3 classes.*pass class_="):
+        E.leaf(model, 2, 3)  # a round, not a tree: which class's tree is not said

@@ -217,5 +217,6 @@ def test_imported_multiclass_model_saves_explains_and_draws(tmp_path):
         (t.round, t.class_) for t in model.trees_
     ]
     tree = model.trees_[4]
-    assert "Tree 5" in str(tg.explain.leaf(model, 5, int(tree.leaves[0])))
+    assert (tree.round, tree.class_) == (2, 1)  # tree 5: round 2, class 1
+    assert "Tree 5" in str(tg.explain.leaf(model, 2, int(tree.leaves[0]), class_=1))
     assert "<svg" in tree.draw(engine="matplotlib")._repr_mimebundle_()["image/svg+xml"]

@@ -117,7 +117,7 @@ def test_staircase_draws_the_model_exactly(ax):
     for ln, k in zip(steps, [0, 1, 5]):
         edges, values = ln.get_xdata(), ln.get_ydata()
         mids = (edges[:-1] + edges[1:]) / 2
-        want = m.predict(pd.DataFrame({"time": mids}), iteration_range=(0, k))
+        want = m.model_.margins_after(mids.astype(np.float32).reshape(-1, 1), k)
         np.testing.assert_allclose(values[:-1], want, rtol=1e-6)
     assert len(steps[0].get_xdata()) == 2  # round 0: a flat line, base_score = mean of y
     np.testing.assert_allclose(steps[0].get_ydata(), np.mean(y), rtol=1e-6)
@@ -189,7 +189,7 @@ def test_residuals_of_many_rows_draw_bands(ax):
     m = tg.BoostingRegressor(n_estimators=4, max_depth=2).fit(X, y)
     P.residuals(m, ax=ax)
     median = next(ln for ln in ax.get_lines() if "median" in ln.get_label())
-    want = [np.median(y - m.predict(X, iteration_range=(0, k))) for k in range(5)]
+    want = [np.median(y - m.model_.margins_after(X.astype(np.float32), k)) for k in range(5)]
     np.testing.assert_allclose(median.get_ydata(), want, atol=1e-5)
     assert len(ax.collections) == 1  # one 10–90 % band, not 300 lines
 

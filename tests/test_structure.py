@@ -120,3 +120,103 @@ def test_every_subpackage_is_installed():
     listed = set(config["tool"]["setuptools"]["packages"])
     subpackages = {name for name, (_, is_pkg) in _modules().items() if is_pkg}
     assert subpackages <= listed, f"add to pyproject's packages: {sorted(subpackages - listed)}"
+
+
+# ------------------------------------------------------------------ layering
+# what sits above the engine: the engine imports none of it (DESIGN.md §3)
+ABOVE_ENGINE = {
+    "estimators",
+    "io",
+    "explain",
+    "plot",
+    "check",
+    "_check_core",
+    "draw",
+    "explore",
+    "walkthrough",
+    "cli",
+}
+# teachgbt.check still reads _check_core's private helpers; the exercises branch makes them
+# public. Remove this exemption when it lands.
+PRIVATE_IMPORTS_PENDING = {("teachgbt.check", "teachgbt._check_core")}
+
+
+def _imported_names(mods):
+    """(importing module, source module, name, line) of every ``from X import name``."""
+    out = []
+    for name, (path, is_pkg) in mods.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            base = node.module or ""
+            if node.level:
+                here = name.split(".") if is_pkg else name.split(".")[:-1]
+                here = here[: len(here) - (node.level - 1)]
+                base = ".".join(here + ([node.module] if node.module else []))
+            for alias in node.names:
+                out.append((name, base, alias.name, node.lineno))
+    return out
+
+
+def _private_imports(mods):
+    """``from X import _name`` across modules, where ``X._name`` is not a module itself."""
+    found = []
+    for here, source, name, line in _imported_names(mods):
+        if not source.startswith("teachgbt") or source == here:
+            continue
+        private = name.startswith("_") and not name.startswith("__")
+        if private and f"{source}.{name}" not in mods:
+            found.append(f"{here} (line {line}) imports {name} from {source}")
+    return found
+
+
+def _engine_imports_from_above(edges):
+    return [
+        f"{module} imports {target} (line {line})"
+        for module, targets in edges.items()
+        if module.startswith("teachgbt.engine")
+        for target, line in targets.items()
+        if target.split(".")[1] in ABOVE_ENGINE
+    ]
+
+
+def test_no_module_imports_another_module_s_private_names():
+    mods = _modules()
+    found = [
+        f
+        for f in _private_imports(mods)
+        if not any(
+            f.startswith(f"{a} ") and f.endswith(f" from {b}") for a, b in PRIVATE_IMPORTS_PENDING
+        )
+    ]
+    assert not found, "share these publicly instead:\n" + "\n".join(found)
+
+
+def test_the_engine_imports_nothing_above_it():
+    found = _engine_imports_from_above(_import_graph(_modules()))
+    assert not found, "the engine must not depend on what shows or wraps it:\n" + "\n".join(found)
+
+
+def test_the_layering_checks_find_what_they_look_for(tmp_path):
+    """Both checks on a made-up package: each finds its violation and nothing else."""
+    pkg = tmp_path / "teachgbt"
+    (pkg / "engine").mkdir(parents=True)
+    files = {
+        "__init__.py": "",
+        "_core.py": "def _helper(): pass\ndef helper(): pass\n",
+        "user.py": "from ._core import _helper, helper\nfrom . import _core\n",
+        "plot.py": "",
+        "engine/__init__.py": "",
+        "engine/loop.py": "def f():\n    from .. import plot\n",
+    }
+    for rel, text in files.items():
+        (pkg / rel).write_text(text, encoding="utf-8")
+    mods = {}
+    for path in sorted(pkg.rglob("*.py")):
+        parts = list(path.relative_to(tmp_path).with_suffix("").parts)
+        is_pkg = parts[-1] == "__init__"
+        mods[".".join(parts[:-1] if is_pkg else parts)] = (path, is_pkg)
+    assert _private_imports(mods) == ["teachgbt.user (line 1) imports _helper from teachgbt._core"]
+    assert _engine_imports_from_above(_import_graph(mods)) == [
+        "teachgbt.engine.loop imports teachgbt.plot (line 2)"
+    ]

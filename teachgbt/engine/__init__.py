@@ -1,7 +1,9 @@
 """The engine: how trees are grown and boosted.
 
-    boosting.py     the additive-training loop (train, one round: boost_round), the
-                    algorithms' interface, XGBoost-style boosting, and TREE_METHODS
+    training.py     train(params, X, y) -> teachgbt.model.Model: the loop and everything
+                    around it; TrainParams, the training parameters by XGBoost's names
+    boosting.py     one round of additive training (boost_round), the algorithms'
+                    interface, XGBoost-style boosting, and TREE_METHODS
     callbacks.py    what runs around the loop after each round: eval sets, early stopping,
                     the progress bar
     grow.py         growth policy shared by every split finder: depth-wise or best-first,
@@ -12,9 +14,10 @@
     hist.py         the histogram split finder over those bins, for full-size data
     _hist_numba.py  its compiled twins (numba, optional)
     gbdt.py         Friedman's GBDT (seed 004): residual trees, Newton leaves
-    trace.py        every intermediate of a fit, as DataFrames
+    trace.py        every intermediate of a fit, as DataFrames (it reads the Model)
 
 What a learner imports stays at the top of the package (``teachgbt.formulas``,
-``teachgbt.reference``, ``teachgbt.Tree``, ...); the engine depends on those
-modules, never the reverse.
+``teachgbt.reference``, ``teachgbt.Tree``, ``teachgbt.model``, ...); the engine depends on
+those modules, never the reverse, and never on what shows or wraps it (the estimators,
+explain, plot, io, draw, check, explore, walkthrough, cli).
 """

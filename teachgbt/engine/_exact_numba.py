@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import get_num_threads, njit
 
-from ._hist_numba import _loss_chg
+from ._hist_numba import loss_chg
 
 # below this many (row, feature) pairs a node is scanned on one thread: waking the
 # others would cost more than it saves
@@ -58,19 +58,19 @@ def _best_of_feature(rows, vals, n_present, g, h, c, fwd, node, float32):
     args = (lam, alpha, mds, mcw, False)
     for q in range(n_fwd - 1):
         if vals[q] != vals[q + 1] and cc[q] >= mcw and C - cc[q] >= mcw:
-            lc64[q] = _loss_chg(cg[q], ch[q], G - cg[q], H - ch[q], root64, *args)
+            lc64[q] = loss_chg(cg[q], ch[q], G - cg[q], H - ch[q], root64, *args)
     if n_fwd > 0 and end_ok:
         GL, HL, CL = cg[n - 1], ch[n - 1], cc[n - 1]
         if CL >= mcw and C - CL >= mcw:
-            lc64[n_fwd - 1] = _loss_chg(GL, HL, G - GL, H - HL, root64, *args)
+            lc64[n_fwd - 1] = loss_chg(GL, HL, G - GL, H - HL, root64, *args)
     if n > 0:
         G_miss, H_miss, C_miss = G - cg[n - 1], H - ch[n - 1], C - cc[n - 1]
         for q in range(n - 2, -1, -1):
             GL, HL, CL = cg[q] + G_miss, ch[q] + H_miss, cc[q] + C_miss
             if vals[q] != vals[q + 1] and CL >= mcw and C - CL >= mcw:
-                lc64[n_fwd + n - 2 - q] = _loss_chg(GL, HL, G - GL, H - HL, root64, *args)
+                lc64[n_fwd + n - 2 - q] = loss_chg(GL, HL, G - GL, H - HL, root64, *args)
         if end_ok and C_miss >= mcw and C - C_miss >= mcw:
-            lc64[n_fwd + n - 1] = _loss_chg(G_miss, H_miss, G - G_miss, H - H_miss, root64, *args)
+            lc64[n_fwd + n - 1] = loss_chg(G_miss, H_miss, G - G_miss, H - H_miss, root64, *args)
 
     best = (-np.inf, -1, -1, 0.0, 0.0)
     top = lc64.max() if n_fwd + n > 0 else -np.inf
@@ -81,7 +81,7 @@ def _best_of_feature(rows, vals, n_present, g, h, c, fwd, node, float32):
         if not lc64[k] >= floor:
             continue
         phase, q, GL, HL = _candidate(k, n_fwd, n, cg, ch, G, H)
-        lc32 = _loss_chg(GL, HL, G - GL, H - HL, root32, lam, alpha, mds, mcw, float32)
+        lc32 = loss_chg(GL, HL, G - GL, H - HL, root32, lam, alpha, mds, mcw, float32)
         if lc32 > best[0]:
             best = (lc32, phase, q, GL, HL)
     return best

@@ -351,7 +351,7 @@ def side_score32(G, H, reg_lambda, reg_alpha, max_delta_step, min_child_weight):
 
 
 @njit(cache=True)
-def _loss_chg(G_L, H_L, G_R, H_R, root, lam, alpha, mds, mcw, float32):
+def loss_chg(G_L, H_L, G_R, H_R, root, lam, alpha, mds, mcw, float32):
     """score(L) + score(R) − score(parent), in float32 as XGBoost when ``float32``."""
     if float32:
         s = side_score32(G_L, H_L, lam, alpha, mds, mcw) + side_score32(
@@ -403,7 +403,7 @@ def best_split(
             HL += hist[j, b, 1]
             CL += hist[j, b, c_col]
             if CL >= min_child_weight and C - CL >= min_child_weight:
-                loss = _loss_chg(GL, HL, G - GL, H - HL, root, *params)
+                loss = loss_chg(GL, HL, G - GL, H - HL, root, *params)
                 if loss > best:
                     best, best_j, best_q = loss, j, b
                     best_GL, best_HL, best_CL = GL, HL, CL
@@ -416,7 +416,7 @@ def best_split(
             HR += hist[j, i, 1]
             CR += hist[j, i, c_col]
             if CR >= min_child_weight and C - CR >= min_child_weight:
-                loss = _loss_chg(G - GR, H - HR, GR, HR, root, *params)
+                loss = loss_chg(G - GR, H - HR, GR, HR, root, *params)
                 if loss > best:
                     best, best_j, best_q = loss, j, 2 * K - 1 - i
                     best_GL, best_HL, best_CL = G - GR, H - HR, C - CR

@@ -8,12 +8,9 @@ trees, one per class, each on its class' column of g and h, all computed at
 ŷ^(t−1) (XGBoost's ``multi:softprob``); ``trees`` holds them in XGBoost's
 order, round by round, class by class.
 
-``train`` is that loop and ``boost_round`` one round of it, as scikit-learn's
-``_fit_stages`` and ``_fit_stage``: compute g, h at the current margins, grow
-a tree on them, add η·f_t. Everything else a fit does — eval sets, early
-stopping, user callbacks, the progress bar — is a hook ``train`` calls after
-each round (``engine.callbacks``); the estimators are thin adapters over
-``train``, as XGBoost's ``XGBModel`` is over ``xgboost.train``.
+``boost_round`` is one round of that loop (scikit-learn's ``_fit_stage``): compute
+g, h at the current margins, grow a tree on them, add η·f_t. The loop itself,
+with everything around it, is ``engine.training.train``.
 
 An *algorithm* decides what statistics each round's tree is grown from and
 how its leaves are valued:
@@ -31,14 +28,14 @@ the trace both use it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from .. import _kernels
 from ..losses import check_hessian
 from .exact import ExactSplitter, SortedColumns
-from .grow import GrowParams, grow_tree
+from .grow import grow_tree
 from .hist import HistData, HistSplitter
 
 F32 = np.float32
@@ -49,11 +46,8 @@ __all__ = [
     "TreeMethod",
     "TREE_METHODS",
     "RoundSampler",
-    "Booster",
     "round_step",
-    "train",
     "boost_round",
-    "resolve_grow_params",
 ]
 
 
@@ -131,27 +125,6 @@ class XGBoostAlgorithm(Algorithm):
         return {"g": g, "h": h, "h_cover": None, "h_leaf": None}
 
 
-def resolve_grow_params(est, algorithm):
-    """GrowParams from an estimator's (possibly None) parameters."""
-    gbdt = algorithm == "gbdt"
-    return GrowParams(
-        max_depth=0 if est.max_depth is None else int(est.max_depth),
-        max_leaves=int(est.max_leaves or 0),
-        reg_lambda=float(est.reg_lambda if est.reg_lambda is not None else (0.0 if gbdt else 1.0)),
-        reg_alpha=float(est.reg_alpha or 0.0),
-        gamma=float(est.gamma or 0.0),
-        min_child_weight=float(
-            est.min_child_weight if est.min_child_weight is not None else (0.0 if gbdt else 1.0)
-        ),
-        max_delta_step=float(est.max_delta_step or 0.0),
-        learning_rate=float(
-            est.learning_rate if est.learning_rate is not None else (0.1 if gbdt else 0.3)
-        ),
-        pruning=est.pruning or ("pre" if est.tree_method == "hist" else "post"),
-        float32=not gbdt,
-    )
-
-
 # ------------------------------------------------------------------ tree methods
 @dataclass(frozen=True)
 class TreeMethod:
@@ -214,28 +187,6 @@ class RoundSampler:
         return np.sort(self.rng.choice(d, size=k, replace=False))
 
 
-@dataclass
-class Booster:
-    """What training has produced so far: the trees (XGBoost's order: round by round, one
-    per class within a round), each tree's sample, and the prepared data (the trace
-    rescans it to show a node's candidate splits)."""
-
-    tree_method: TreeMethod
-    data: object
-    n_outputs: int = 1  # trees per round
-    trees: list = field(default_factory=list)
-    samples: list = field(default_factory=list)  # per tree: dict(rows=..., features=...)
-    margin: object = None  # ŷ^(t) of the training rows after the last round
-
-    @property
-    def n_rounds(self):
-        return len(self.trees) // self.n_outputs
-
-    def round_trees(self, t):
-        """The trees of round t (1-based): one, or one per class."""
-        return self.trees[(t - 1) * self.n_outputs : t * self.n_outputs]
-
-
 def round_step(trees, X32):
     """η·f_t(x) of one round's trees: (n,), or (n, K) with one column per class' tree."""
     if len(trees) == 1:
@@ -243,54 +194,12 @@ def round_step(trees, X32):
     return np.column_stack([tree.predict(X32) for tree in trees])
 
 
-def train(
-    X32,
-    y,
-    algorithm,
-    tree_method,
-    n_rounds,
-    base_margin,
-    sample_weight=None,
-    *,
-    feature_names=None,
-    max_bin=256,
-    sampler=None,
-    after_round=(),
+def boost_round(
+    tree_method, data, algorithm, X32, y, sample_weight, margin, samples, feature_names
 ):
-    """Additive training (seed 000): ŷ^(0) = base margin, then ``n_rounds`` times
-    ŷ^(t) = ŷ^(t−1) + η·f_t(x). Returns the ``Booster``.
-
-    X32: (n, d) float32 features; y: (n,) target (0/1 for a classifier, class indices
-    0 … K−1 for softmax); ``algorithm``: an ``Algorithm``; ``tree_method``: an entry of
-    ``TREE_METHODS``; ``sampler``: a ``RoundSampler`` (default: every row and feature
-    each tree); ``after_round``: hooks ``hook(t, booster)`` called after every round t,
-    each of them, in order; training stops after a round where any returns True.
-    """
-    n, d = X32.shape
-    sampler = sampler or RoundSampler()
-    K = algorithm.n_outputs
-    booster = Booster(tree_method, tree_method.prepare(X32, max_bin), K)
-    margin = algorithm.initial_margin(base_margin, n)  # ŷ^(0): (n,) or (n, K)
-    for t in range(1, n_rounds + 1):
-        samples = [dict(zip(("rows", "features"), sampler.draw(n, d))) for _ in range(K)]
-        trees, margin = boost_round(
-            booster, algorithm, X32, y, sample_weight, margin, samples, feature_names
-        )
-        for k, tree in enumerate(trees):
-            tree.round, tree.class_ = t, (k if K > 1 else None)
-        booster.trees.extend(trees)
-        booster.samples.extend(samples)
-        booster.margin = margin
-        stops = [hook(t, booster) for hook in after_round]
-        if any(stop is True for stop in stops):
-            break
-    return booster
-
-
-def boost_round(booster, algorithm, X32, y, sample_weight, margin, samples, feature_names):
     """One round: g, h at ŷ^(t−1), a tree f_t grown on them for each output (class k on
-    column k), and ŷ^(t). ``samples``: each tree's dict(rows, features). Returns
-    ([f_t per class], ŷ^(t))."""
+    column k), and ŷ^(t). ``data``: what ``tree_method.prepare`` made of X32;
+    ``samples``: each tree's dict(rows, features). Returns ([f_t per class], ŷ^(t))."""
     n, d = X32.shape
     # g_i, h_i at the current margins (seed 000), in the algorithm's precision: (n,) or (n, K)
     stats = algorithm.round_stats(y, margin, sample_weight)
@@ -301,8 +210,8 @@ def boost_round(booster, algorithm, X32, y, sample_weight, margin, samples, feat
     trees = []
     for k, sample in enumerate(samples):
         class_stats = algorithm.class_stats(stats, k)
-        splitter = booster.tree_method.splitter(
-            booster.data, class_stats, algorithm.scan_params(), sample["rows"], sample["features"]
+        splitter = tree_method.splitter(
+            data, class_stats, algorithm.scan_params(), sample["rows"], sample["features"]
         )
         # f_t: the structure by greedy gain, leaves w* (seed 000, "Learn the tree structure")
         tree, grown_rows, grown_leaf = grow_tree(

@@ -1,7 +1,7 @@
 """What a fit does around the boosting loop, as hooks ``train`` calls after each round.
 
-Each hook is called as ``hook(t, booster)`` after round t and returns True to stop
-training (XGBoost's ``TrainingCallback.after_iteration``):
+Each hook is called as ``hook(t, model)`` after round t, with the ``Model`` trained so
+far, and returns True to stop training (XGBoost's ``TrainingCallback.after_iteration``):
 
 * ``EvalSets``      scores the eval sets after every round (``evals_result_``);
 * ``EarlyStopping`` stops when the last eval set's score has not improved for a while;
@@ -35,8 +35,8 @@ class EvalSets:
         self.margins = [algorithm.initial_margin(base_margin, len(ey)) for _, ey in evals]
         self.results = {}
 
-    def __call__(self, t, booster):
-        trees = booster.round_trees(t)  # one tree, or one per class
+    def __call__(self, t, model):
+        trees = model.round_trees(t)  # one tree, or one per class
         for k, (ex, ey) in enumerate(self.evals):
             self.margins[k] = self.algorithm.add(self.margins[k], round_step(trees, ex))
             score = self.loss.metric(ey, self.margins[k])
@@ -58,7 +58,7 @@ class EarlyStopping:
         self.rounds = rounds
         self.best_score, self.best_iteration, self.since_best = np.inf, None, 0
 
-    def __call__(self, t, booster):
+    def __call__(self, t, model):
         score = self.eval_sets.last_scores()[-1]
         if score < self.best_score:
             self.best_score, self.best_iteration, self.since_best = score, t - 1, 0
@@ -68,7 +68,7 @@ class EarlyStopping:
 
 
 class _NoProgress:
-    def __call__(self, t, booster):
+    def __call__(self, t, model):
         pass
 
     def close(self):
@@ -82,19 +82,19 @@ class _Progress:
     def __init__(self, bar, metric):
         self.bar, self.metric = bar, metric
         self.start = time.perf_counter()
-        self.trees, self.margin = 0, None
+        self.trees = 0
 
-    def __call__(self, t, booster):
+    def __call__(self, t, model):
         self.bar.update(1)
-        self.trees, self.margin = len(booster.trees), booster.margin
+        self.trees = len(model.trees)
 
     def close(self):
         self.bar.close()
         if not self.trees:  # the fit failed before a tree: its error says why
             return
         line = f"{self.trees} trees in {time.perf_counter() - self.start:.1f} s"
-        if self.metric is not None and self.margin is not None:
-            name, value = self.metric(self.margin)
+        if self.metric is not None:
+            name, value = self.metric()
             line += f", train {name} {value:.4g}"
         print(line, file=sys.stderr, flush=True)
 
@@ -115,7 +115,7 @@ def _tqdm_class():
 def progress_bar(total, verbose, metric=None):
     """A hook showing a tqdm bar for long fits, only on a terminal (or when verbose=True).
     Call its ``close()`` when training ends: it leaves one line, "150 trees in 6.8 s, train
-    logloss 0.21" (``metric(margin)`` gives the name and value of the train score)."""
+    logloss 0.21" (``metric()`` gives the name and value of the train score)."""
     if verbose is False or total < 2:
         return _NoProgress()
     if verbose is None and not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):

@@ -28,11 +28,13 @@ _CACHE_BYTES = 256 << 20
 
 
 class Trace:
-    """Per-round tables of a fitted ``BoostingClassifier`` / ``BoostingRegressor``."""
+    """Per-round tables of a fitted model (``BoostingClassifier.trace_``): round t is
+    1-based; with K ≥ 3 classes ``class_=k`` picks class k's tree of the round."""
 
-    def __init__(self, model, X32, y, sample_weight, booster, algorithm):
-        """``booster``: what ``engine.boosting.train`` returned (its tree method, prepared
-        data and each round's sample); ``algorithm``: the one it trained with."""
+    def __init__(self, model, X32, y, sample_weight, algorithm, tree_method, data, samples):
+        """``model``: the fitted ``teachgbt.model.Model`` (the trace reads its trees, loss and
+        classes); ``algorithm``, ``tree_method`` and ``data`` (what ``tree_method.prepare``
+        made of X32): what it trained with; ``samples``: each tree's rows and features."""
         self._model = model
         self._X32 = X32
         # fit does not copy a float32 X it can use as it is; the trace recomputes from
@@ -40,12 +42,12 @@ class Trace:
         self._X_digest = _digest(X32)
         self._y = y
         self._sample_weight = sample_weight
-        self._rounds = booster.samples  # per tree (one a round when K = 1): rows, features
-        self._K = booster.n_outputs  # trees per round
-        self._tree_method = booster.tree_method
-        self._data = booster.data
+        self._rounds = samples  # per tree (one a round when K = 1): rows, features
+        self._K = model.n_outputs  # trees per round
+        self._tree_method = tree_method
+        self._data = data
         self._algo = algorithm
-        self._margins = {0: algorithm.initial_margin(model.base_margin_, len(y))}
+        self._margins = {0: algorithm.initial_margin(model.base_margin, len(y))}
         self._leaves = {}
 
     # ----------------------------------------------------------- helpers
@@ -73,7 +75,7 @@ class Trace:
 
     @property
     def n_rounds(self):
-        return len(self._model.trees_) // self._K
+        return self._model.n_rounds
 
     @property
     def n_classes(self):
@@ -81,26 +83,8 @@ class Trace:
         return self._K if self._K > 1 else None
 
     def _check_class(self, class_):
-        """The class index a table is about: required with K ≥ 3 classes, else None."""
-        if self._K == 1:
-            if class_ is not None:
-                raise ValueError(
-                    f"class_={class_!r}: this model has one tree per round; class_ is for "
-                    "classifiers of three or more classes"
-                )
-            return 0
-        valid = list(range(self._K))
-        labels = ", ".join(f"{k} ({np.asarray(self._model.classes_[k]).tolist()!r})" for k in valid)
-        if class_ is None:
-            raise ValueError(
-                f"this model has {self._K} classes and one tree per class each round: "
-                f"pass class_= one of {labels}"
-            )
-        if isinstance(class_, (bool, np.bool_)) or not isinstance(class_, (int, np.integer)):
-            raise ValueError(f"class_ must be one of {labels}; got {class_!r}")
-        if not 0 <= class_ < self._K:
-            raise ValueError(f"class_ must be one of {labels}; got {class_!r}")
-        return int(class_)
+        """The class index a table is about: required with K ≥ 3 classes, else 0."""
+        return self._model.check_class(class_)
 
     def _tree_index(self, t, k):
         return (t - 1) * self._K + k  # XGBoost's order: round by round, class by class
@@ -112,15 +96,14 @@ class Trace:
 
     @property
     def is_classifier(self):
-        return bool(self._model.loss_.is_classification)
+        return self._model.is_classifier
 
     def _check_round(self, t):
-        if not isinstance(t, (int, np.integer)) or not 1 <= t <= self.n_rounds:
-            raise ValueError(f"round t must be a whole number from 1 to {self.n_rounds}; got {t!r}")
-        return int(t)
+        return self._model.check_round(t)
 
     def leaf(self, t, class_=None):
-        """Leaf id of every training instance in tree t (class ``class_``'s with K ≥ 3)."""
+        """Leaf id of every training instance in round t's tree (class ``class_``'s with
+        K ≥ 3)."""
         self._check_X()
         k = self._check_class(class_)
         return self._leaf(self._check_round(t), k)
@@ -128,7 +111,7 @@ class Trace:
     def _leaf(self, t, k=0):
         i = self._tree_index(t, k)
         if i not in self._leaves:
-            leaves = self._model.trees_[i].apply(self._X32)
+            leaves = self._model.trees[i].apply(self._X32)
             if self._cache_ok():
                 self._leaves[i] = leaves
             return leaves
@@ -149,7 +132,7 @@ class Trace:
     def _margin(self, k):
         start = max(j for j in self._margins if j <= k)
         m = self._margins[start]
-        trees = self._model.trees_
+        trees = self._model.trees
         for j in range(start + 1, k + 1):
             step = [trees[self._tree_index(j, c)].value[self._leaf(j, c)] for c in range(self._K)]
             m = self._algo.add(m, step[0] if self._K == 1 else np.column_stack(step))
@@ -158,7 +141,7 @@ class Trace:
         return m
 
     def _prob(self, margin):
-        return self._model.loss_.transform(margin)
+        return self._model.link(margin)
 
     # ----------------------------------------------------------- tables
     def _target(self, k):
@@ -181,7 +164,7 @@ class Trace:
         if clf:
             cols["ep_0_prob"] = self._column(self._prob(prev), c)
         for k in range(1, self.n_rounds + 1):
-            tree = self._model.trees_[self._tree_index(k, c)]
+            tree = self._model.trees[self._tree_index(k, c)]
             leaves = self._leaf(k, c)
             before = self._column(self._prob(prev), c) if clf else prev
             cols[f"ep_{k}_residual"] = y - before
@@ -223,25 +206,28 @@ class Trace:
         return df
 
     def nodes(self, t, class_=None):
-        """Tree t (class ``class_``'s with K ≥ 3), one row per node (see ``Tree.to_frame``).
+        """Round t's tree (class ``class_``'s with K ≥ 3), one row per node (see
+        ``Tree.to_frame``).
 
         ``gain`` is seed 000's gain for the model's gamma, ½(loss_chg − gamma): a split
         with gain < 0 survives post-pruning only above a child that is itself a split.
         """
         t = self._check_round(t)
         k = self._check_class(class_)
-        return self._model.trees_[self._tree_index(t, k)].to_frame()
+        return self._model.trees[self._tree_index(t, k)].to_frame()
 
     def splits(self, t, node, class_=None):
-        """Every candidate split evaluated at ``node`` of tree t (class ``class_``'s with
+        """Every candidate split evaluated at ``node`` of round t's tree (class ``class_``'s with
         K ≥ 3), the chosen one marked; ``gain`` is ½(loss_chg − gamma), as in ``nodes``."""
         self._check_X()
         t = self._check_round(t)
         k = self._check_class(class_)
         i = self._tree_index(t, k)
-        tree = self._model.trees_[i]
+        tree = self._model.trees[i]
         if not isinstance(node, (int, np.integer)) or not 0 <= node < tree.n_nodes:
-            raise ValueError(f"tree {t} has nodes 0 to {tree.n_nodes - 1}; got node={node!r}")
+            raise ValueError(
+                f"the tree of round {t} has nodes 0 to {tree.n_nodes - 1}; got node={node!r}"
+            )
         sample = self._rounds[i]
         stats = self._round_stats(t, k)
         splitter = self._tree_method.splitter(

@@ -65,13 +65,6 @@ class _WithoutTrace:
         return getattr(self._model, name)
 
 
-def _trace(model):
-    try:
-        return model.trace_
-    except AttributeError:
-        return None
-
-
 def _unwrap(obj, X, y):
     """(model, X, y, extras) from a fitted model or a walkthrough."""
     if hasattr(obj, "rounds") and hasattr(obj, "model") and hasattr(obj, "data"):
@@ -114,7 +107,7 @@ def _y_codes(model, y, n):
     y = np.asarray(y).ravel()
     if len(y) != n:
         raise ValueError(f"X has {n} rows but y has {len(y)}; they must match")
-    if not model.loss_.is_classification:
+    if not model.model_.is_classifier:
         return y.astype(np.float64)
     classes = list(model.classes_)
     lookup = {c: i for i, c in enumerate(classes)}
@@ -139,22 +132,21 @@ def _tree_dict(model, i, tree, prox, reported):
     None when the formula's loss_chg is what XGBoost reports, else where it comes from."""
     leaf = tree.is_leaf
     nodes = range(tree.n_nodes)
-    leaf_text = [str(explain.leaf(model, i + 1, j)) for j in nodes]
+    t, k = tree.round, tree.class_  # the round and class the model stamped on its tree
+    leaf_text = [str(explain.leaf(model, t, j, class_=k)) for j in nodes]
     split_text = []
     for j in nodes:
         if leaf[j]:
             split_text.append(None)
             continue
         try:
-            split_text.append(_reported(str(explain.split(prox, i + 1, j)), reported))
+            split_text.append(_reported(str(explain.split(prox, t, j, class_=k)), reported))
         except ValueError as e:  # a GBDT split without the residual sums it was chosen by
             split_text.append(f"{split_rule(tree, j)}: {e}")
-    t = int(tree.round) if tree.round is not None else i + 1
-    k = int(tree.class_) if tree.class_ is not None else None
     return {
-        "round": t,
-        "class": k,
-        "label": _tree_label(i, t, k),
+        "round": int(t),
+        "class": None if k is None else int(k),
+        "label": _tree_label(i, int(t), None if k is None else int(k)),
         "left": _ints(tree.left),
         "right": _ints(tree.right),
         "parent": _ints(tree.parent),
@@ -232,13 +224,14 @@ def _split_table(trace, t, node, class_, split_rows):
 def build(obj, X=None, y=None, *, title=None, table_rows=500, max_split_tables=400, split_rows=20):
     """The page's data for a fitted model or a walkthrough (see ``teachgbt.explore``)."""
     model, X, y, extras = _unwrap(obj, X, y)
-    trace = _trace(model)
-    loss = model.loss_
-    K = int(loss.n_outputs)
-    trees = model.trees_
-    T = len(trees) // K
-    clf = bool(loss.is_classification)
-    algorithm = getattr(model, "algorithm", "xgboost")
+    fitted = model.model_
+    trace = fitted.trace
+    loss = fitted.loss
+    K = fitted.n_outputs
+    trees = fitted.trees
+    T = fitted.n_rounds
+    clf = fitted.is_classifier
+    algorithm = fitted.algorithm
     notes = list(extras.get("notes", []))
     limits = []
     unknown_n = any((np.asarray(tree.n) < 0).any() for tree in trees)
@@ -298,8 +291,7 @@ def build(obj, X=None, y=None, *, title=None, table_rows=500, max_split_tables=4
         n = len(X32)
         leaves = []
         for i, tree in enumerate(trees):
-            t, k = i // K + 1, i % K
-            ids = trace.leaf(t, class_=k if K > 1 else None) if use_trace else tree.apply(X32)
+            ids = trace.leaf(tree.round, class_=tree.class_) if use_trace else tree.apply(X32)
             leaves.append(_packed(ids, tree.n_nodes))
             if (np.asarray(tree.n) < 0).any():
                 tree_dicts[i]["n"] = _ints(_counts_from_rows(tree, ids))
@@ -350,7 +342,7 @@ def build(obj, X=None, y=None, *, title=None, table_rows=500, max_split_tables=4
             for j in range(tree.n_nodes):
                 if done >= budget:
                     break
-                tab = _split_table(trace, i // K + 1, j, i % K if K > 1 else None, split_rows)
+                tab = _split_table(trace, tree.round, j, tree.class_, split_rows)
                 tree_dicts[i]["splits"][str(j)] = tab
                 done += 1
         big = sum(t.n_nodes > SMALL_TREE_NODES for t in trees)
@@ -362,7 +354,7 @@ def build(obj, X=None, y=None, *, title=None, table_rows=500, max_split_tables=4
             )
 
     params = _effective_params(model, trees)
-    base_margin = np.atleast_1d(np.asarray(model.base_margin_, dtype=np.float64))
+    base_margin = np.atleast_1d(np.asarray(fitted.base_margin, dtype=np.float64))
     return {
         "version": 1,
         "title": title or extras.get("title") or _default_title(model, clf, K, T),
@@ -372,7 +364,7 @@ def build(obj, X=None, y=None, *, title=None, table_rows=500, max_split_tables=4
         "classes": [str(c) for c in model.classes_] if clf else None,
         "K": K,
         "rounds": T,
-        "features": [model_feature_name(model, j) for j in range(model.n_features_in_)],
+        "features": fitted.names,
         "params": params,
         "assumed": assumed,
         # an import's loss_chg is the number its file stores
@@ -388,11 +380,6 @@ def build(obj, X=None, y=None, *, title=None, table_rows=500, max_split_tables=4
         "trees": tree_dicts,
         "rows": rows,
     }
-
-
-def model_feature_name(model, j):
-    names = getattr(model, "feature_names_in_", None)
-    return str(names[j]) if names is not None else f"f{j}"
 
 
 _SHOWN = ("learning_rate", "max_depth", "max_leaves", "reg_lambda", "reg_alpha", "gamma",

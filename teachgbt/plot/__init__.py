@@ -10,7 +10,7 @@ settings.
     features.py   importance, importance_values
     contributions.py  contributions: one prediction as a waterfall from the bias
     voting.py     vote_error, majority_vote_error (seed 002)
-    _common.py    the Axes, the fitted-check (``_fitted``), training labels, colours
+    _common.py    the Axes, the fitted-check (``check_fitted``), training labels, colours
 """
 
 from __future__ import annotations

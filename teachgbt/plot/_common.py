@@ -1,4 +1,5 @@
-"""What every plot shares: its Axes, the fitted-check, the training labels, the colours."""
+"""What every plot shares: its Axes, the fitted-check, the training labels, the colours.
+Shared by the modules of ``teachgbt.plot`` only; a user calls the plots themselves."""
 
 from __future__ import annotations
 
@@ -6,11 +7,11 @@ import numpy as np
 
 from .._validation import check_is_fitted
 
-_POS, _NEG = "#1f77b4", "#ff7f0e"  # y = 1 / y = 0, as the tree diagrams' leaf colours
-_MANY = 60  # more instances than this: draw quantile bands instead of one line each
+POS, NEG = "#1f77b4", "#ff7f0e"  # y = 1 / y = 0, as the tree diagrams' leaf colours
+MANY = 60  # more instances than this: draw quantile bands instead of one line each
 
 
-def _axes(ax, figsize=(6.4, 4.2)):
+def axes(ax, figsize=(6.4, 4.2)):
     if ax is None:
         import matplotlib.pyplot as plt
 
@@ -18,21 +19,22 @@ def _axes(ax, figsize=(6.4, 4.2)):
     return ax
 
 
-def _integer_ticks():
+def integer_ticks():
     from matplotlib.ticker import MaxNLocator
 
     return MaxNLocator(integer=True)
 
 
-def _fitted(model):
+def check_fitted(model):
     return check_is_fitted(model)
 
 
-def _train_y_w(model):
+def train_y_w(model):
     """Training labels (0/1 for a classifier) and sample weights, as the trace holds them."""
     tr = model.trace_
     return np.asarray(tr.y, dtype=np.float64), tr.sample_weight
 
 
-def _is_classifier(model):
-    return bool(model.loss_.is_classification)
+def is_classifier(model):
+    """Whether the model's margins are log-odds (or softmax margins): the model's answer."""
+    return model.model_.is_classifier

@@ -10,7 +10,7 @@ from .._validation import check_instance
 from ..contributions import contributions as _contributions
 from ..contributions import largest
 from ..losses import sigmoid
-from ._common import _axes, _fitted, _is_classifier
+from ._common import axes, check_fitted, is_classifier
 
 __all__ = ["contributions"]
 
@@ -54,7 +54,7 @@ def contributions(model, x, ax=None, max_features=10, method="shap", class_=None
     ``max_features`` the rest are folded into "other features". For a classifier
     the top axis reads the margin as a probability, and the title gives both.
     """
-    _fitted(model)
+    check_fitted(model)
     names = getattr(model, "feature_names_in_", None)
     v = check_instance(x, names, model.n_features_in_)
     row = _contributions(model, v.reshape(1, -1), method, class_).iloc[0]
@@ -71,7 +71,7 @@ def contributions(model, x, ax=None, max_features=10, method="shap", class_=None
         labels.append(name)
     labels.append("margin")
 
-    ax = _axes(ax, figsize=(7.5, max(3.0, 0.42 * len(labels) + 1.4)))
+    ax = axes(ax, figsize=(7.5, max(3.0, 0.42 * len(labels) + 1.4)))
     y = np.arange(len(labels))[::-1]  # bias at the top, the margin at the bottom
     start = bias
     for yi, (_, phi) in zip(y[1:-1], steps):
@@ -85,7 +85,7 @@ def contributions(model, x, ax=None, max_features=10, method="shap", class_=None
         ax.plot([value], [yi], marker="D", color=_ENDS, markersize=8)
         _label(ax, value, yi, format_number(value, LABEL_DECIMALS), True, bold=True)
     ax.set_yticks(y, labels)
-    clf = _is_classifier(model)
+    clf = is_classifier(model)
     walk = bias + np.concatenate([[0.0], np.cumsum([phi for _, phi in steps])])
     lo, hi = float(walk.min()), float(walk.max())
     if clf:  # keep the p = 0.5 line (margin 0) in view

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import _MANY, _NEG, _POS, _axes, _fitted, _integer_ticks, _is_classifier, _train_y_w
+from ._common import MANY, NEG, POS, axes, check_fitted, integer_ticks, is_classifier, train_y_w
 
 __all__ = ["loss_curve", "probabilities", "residuals"]
 
@@ -15,9 +15,9 @@ def loss_curve(model, ax=None):
     Training and evaluation use the same metric, the one XGBoost reports for
     the objective (``logloss`` or ``rmse``), so the curves can be compared.
     """
-    _fitted(model)
-    ax = _axes(ax)
-    y, w = _train_y_w(model)
+    check_fitted(model)
+    ax = axes(ax)
+    y, w = train_y_w(model)
     tr = model.trace_
     name = model.loss_.metric_name
     rounds = np.arange(tr.n_rounds + 1)
@@ -32,7 +32,7 @@ def loss_curve(model, ax=None):
     if best is not None:
         ax.axvline(best + 1, color="grey", lw=1, ls=":", label=f"best round ({best + 1})")
     ax.set_xlabel("round (trees added; 0 = base_score only)")
-    ax.xaxis.set_major_locator(_integer_ticks())
+    ax.xaxis.set_major_locator(integer_ticks())
     ax.set_ylabel(name)
     ax.set_title(f"{name} after each round")
     ax.legend()
@@ -42,7 +42,7 @@ def loss_curve(model, ax=None):
 def _per_instance(ax, table, y, clf, classes, what):
     """One line per instance (few) or median and 10–90 % bands per class (many)."""
     k = np.arange(table.shape[1])
-    groups = [(1.0, _POS), (0.0, _NEG)] if clf else [(None, _POS)]
+    groups = [(1.0, POS), (0.0, NEG)] if clf else [(None, POS)]
     for val, color in groups:
         rows = np.ones(len(y), bool) if val is None else (y == val)
         if not rows.any():
@@ -52,7 +52,7 @@ def _per_instance(ax, table, y, clf, classes, what):
         else:
             lab = "instances"
         block = table[rows]
-        if len(y) <= _MANY:
+        if len(y) <= MANY:
             for j, line in enumerate(block):
                 ax.plot(
                     k,
@@ -85,7 +85,7 @@ def _per_instance(ax, table, y, clf, classes, what):
             q10, q50, q90 = np.nanpercentile(block, [10, 50, 90], axis=0)
             ax.fill_between(k, q10, q90, color=color, alpha=0.25, label=f"{lab}: 10–90 %")
             ax.plot(k, q50, "-", color=color, lw=2, label=f"{lab}: median {what}")
-    ax.xaxis.set_major_locator(_integer_ticks())
+    ax.xaxis.set_major_locator(integer_ticks())
 
 
 def probabilities(model, ax=None, class_=None):
@@ -94,21 +94,21 @@ def probabilities(model, ax=None, class_=None):
     With K ≥ 3 classes: ``class_=k`` shows p_k of every instance, those of class k against
     the others; ``class_="all"`` (the default) shows for each class the probability its own
     instances get for it, p_y, one colour per class."""
-    _fitted(model)
-    if not _is_classifier(model):
+    check_fitted(model)
+    if not is_classifier(model):
         raise ValueError(
             "probabilities() is for classifiers; for a regressor see "
             "residuals(model) or staircase(model, X, y)"
         )
-    if model.loss_.n_outputs > 1:
+    if model.model_.n_outputs > 1:
         return _class_probabilities(model, ax, "all" if class_ is None else class_)
     if class_ is not None:
         raise ValueError("class_ is for classifiers of three or more classes")
     ep = model.trace_.epochs()
     cols = [f"ep_{k}_prob" for k in range(model.trace_.n_rounds + 1)]
     table = ep[cols].to_numpy(dtype=np.float64)
-    y, _ = _train_y_w(model)
-    ax = _axes(ax)
+    y, _ = train_y_w(model)
+    ax = axes(ax)
     ax.axhline(0.5, color="grey", lw=0.8, ls="--", label="0.5")
     _per_instance(ax, table, y, True, model.classes_, "probability")
     ax.set_xlabel("epoch k (trees added; 0 = base_score)")
@@ -122,10 +122,10 @@ def probabilities(model, ax=None, class_=None):
 def _class_probabilities(model, ax, class_):
     tr = model.trace_
     classes = model.classes_
-    y, _ = _train_y_w(model)
+    y, _ = train_y_w(model)
     rounds = range(tr.n_rounds + 1)
-    prob = np.stack([model.loss_.transform(tr.margin(k)) for k in rounds], axis=2)  # (n, K, k)
-    ax = _axes(ax)
+    prob = np.stack([model.model_.link(tr.margin(k)) for k in rounds], axis=2)  # (n, K, k)
+    ax = axes(ax)
     ax.axhline(1 / len(classes), color="grey", lw=0.8, ls="--", label=f"1/K = 1/{len(classes)}")
     if isinstance(class_, str) and class_ == "all":
         colours = _class_colours(len(classes))
@@ -135,14 +135,14 @@ def _class_probabilities(model, ax, class_):
         ax.set_ylabel("p_y: probability of the instance's own class")
         ax.set_title("Probability of the true class, epoch by epoch")
     else:
-        k = tr._check_class(class_)
+        k = model.model_.check_class(class_)
         table = prob[:, k, :]
         _per_instance(ax, table, (y == k).astype(float), True, ["other", classes[k]], "p")
         ax.set_ylabel(f"ep_k_prob = softmax(ep_k_pre)[{classes[k]}]")
         ax.set_title(f"Probability of class {classes[k]}, epoch by epoch")
     ax.set_xlabel("epoch k (rounds of trees added; 0 = base_score)")
     ax.set_ylim(-0.03, 1.03)
-    ax.xaxis.set_major_locator(_integer_ticks())
+    ax.xaxis.set_major_locator(integer_ticks())
     ax.legend(fontsize="small")
     return ax
 
@@ -157,7 +157,7 @@ def _class_colours(n):
 def _bands(ax, block, color, label):
     """Median and 10–90 % band of rows' values across epochs; lines when there are few."""
     k = np.arange(block.shape[1])
-    if len(block) <= _MANY // 4:
+    if len(block) <= MANY // 4:
         for j, line in enumerate(block):
             ax.plot(
                 k, line, "o-", ms=3, lw=1, color=color, alpha=0.7, label=label if not j else None
@@ -170,19 +170,19 @@ def _bands(ax, block, color, label):
 
 def residuals(model, ax=None):
     """Each instance's residual after each epoch: y − p (classifier) or y − prediction."""
-    _fitted(model)
-    if model.loss_.n_outputs > 1:
+    check_fitted(model)
+    if model.model_.n_outputs > 1:
         raise ValueError(
             "residuals() shows one margin per instance; a model of K >= 3 classes has K. See "
             "probabilities(model, class_=k) or model.trace_.epochs(class_=k)['ep_1_residual']"
         )
     tr = model.trace_
-    y, _ = _train_y_w(model)
-    clf = _is_classifier(model)
+    y, _ = train_y_w(model)
+    clf = is_classifier(model)
     table = np.column_stack(
-        [y - model.loss_.transform(tr.margin(k).astype(np.float64)) for k in range(tr.n_rounds + 1)]
+        [y - model.model_.link(tr.margin(k).astype(np.float64)) for k in range(tr.n_rounds + 1)]
     )
-    ax = _axes(ax)
+    ax = axes(ax)
     ax.axhline(0.0, color="grey", lw=0.8)
     _per_instance(ax, table, y, clf, getattr(model, "classes_", None), "residual")
     ax.set_xlabel("epoch k (trees added; 0 = base_score)")

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from .._format import format_number
-from ._common import _axes, _fitted
+from ._common import axes, check_fitted
 
 __all__ = ["importance", "importance_values"]
 
@@ -22,25 +22,26 @@ _KINDS = {
 }
 
 
-def importance_values(model, kind="gain"):
-    """Feature importance as XGBoost's ``get_score(importance_type=kind)`` defines it.
+def importance_values(model, kind="gain", class_=None):
+    """Feature importance as XGBoost's ``get_score(importance_type=kind)`` defines it, over
+    every tree, or with K ≥ 3 classes over class ``class_``'s trees only.
 
     A pandas Series indexed by feature name, features never split on left out.
     """
-    _fitted(model)
+    check_fitted(model)
+    fitted = model.model_
     if kind not in _KINDS:
         raise ValueError(f"kind={kind!r}; use one of {list(_KINDS)}")
-    d = model.n_features_in_
+    d = fitted.n_features
     count = np.zeros(d)
     gain = np.zeros(d)
     cover = np.zeros(d)
-    for tree in model.trees_:
+    for tree in fitted.used_trees((0, 0), class_):  # every round
         s = ~tree.is_leaf
         np.add.at(count, tree.feature[s], 1)
         np.add.at(gain, tree.feature[s], tree.loss_chg[s])
         np.add.at(cover, tree.feature[s], tree.H[s])
-    names = getattr(model, "feature_names_in_", None)
-    names = [str(n) for n in names] if names is not None else [f"f{j}" for j in range(d)]
+    names = fitted.names
     with np.errstate(invalid="ignore", divide="ignore"):
         values = {
             "weight": count,
@@ -53,10 +54,11 @@ def importance_values(model, kind="gain"):
     return pd.Series(values[used], index=np.asarray(names, dtype=object)[used], name=kind)
 
 
-def importance(model, kind="gain", ax=None, max_features=20):
-    """Horizontal bars of feature importance: ``weight``, ``gain`` or ``cover`` (as XGBoost)."""
-    s = importance_values(model, kind).sort_values(ascending=True).tail(max_features)
-    ax = _axes(ax, figsize=(6.4, max(2.5, 0.35 * len(s) + 1.2)))
+def importance(model, kind="gain", ax=None, max_features=20, class_=None):
+    """Horizontal bars of feature importance: ``weight``, ``gain`` or ``cover`` (as XGBoost);
+    ``class_`` (K ≥ 3 classes): of that class's trees only."""
+    s = importance_values(model, kind, class_).sort_values(ascending=True).tail(max_features)
+    ax = axes(ax, figsize=(6.4, max(2.5, 0.35 * len(s) + 1.2)))
     ax.barh(s.index, s.to_numpy(), color="#1f77b4", label=kind)
     for yi, v in enumerate(s.to_numpy()):
         ax.annotate(
@@ -69,6 +71,7 @@ def importance(model, kind="gain", ax=None, max_features=20):
         )
     ax.set_xlabel(f"{kind}: {_KINDS[kind]}")
     ax.set_ylabel("feature")
-    ax.set_title(f"Feature importance ({kind})")
+    whose = "" if class_ is None else f", class {model.classes_[class_]}'s trees"
+    ax.set_title(f"Feature importance ({kind}{whose})")
     ax.margins(x=0.15)
     return ax

@@ -7,7 +7,8 @@ import copy
 import numpy as np
 import pandas as pd
 
-from ._common import _axes, _fitted, _is_classifier
+from .._validation import check_X
+from ._common import axes, check_fitted, is_classifier
 
 __all__ = ["staircase", "compare_fits"]
 
@@ -47,10 +48,8 @@ def _steps(model, x, k):
     thr = thr[(thr > lo - pad) & (thr < hi + pad)]
     left = np.concatenate([[lo - pad], thr])
     Xg = _as_model_input(model, left)
-    if _is_classifier(model):
-        v = model.predict_proba(Xg, iteration_range=(0, k))[:, 1]
-    else:
-        v = model.predict(Xg, iteration_range=(0, k))
+    fitted = model.model_  # after k rounds, k = 0 included: the probability of class 1
+    v = fitted.link(fitted.margins_after(check_X(Xg)[0], k))
     return np.concatenate([left, [hi + pad]]), np.concatenate([v, [v[-1]]])
 
 
@@ -68,10 +67,10 @@ def staircase(model, X, y, rounds=None, ax=None):
     which rounds to draw (0 = base_score alone; default a few up to the last).
     A classifier's step function is the probability of the positive class.
     """
-    _fitted(model)
+    check_fitted(model)
     x, name = _one_feature(model, X)
     yv = np.asarray(y)
-    if _is_classifier(model):
+    if is_classifier(model):
         yv = (yv == model.classes_[1]).astype(float)
     yv = yv.astype(np.float64)
     n = len(model.trees_)
@@ -79,7 +78,7 @@ def staircase(model, X, y, rounds=None, ax=None):
     bad = [r for r in rounds if not 0 <= r <= n]
     if bad:
         raise ValueError(f"rounds must be from 0 to {n}; got {bad}")
-    ax = _axes(ax)
+    ax = axes(ax)
     ax.scatter(x, yv, s=18, color="black", alpha=0.6, zorder=3, label="data")
     colors = _shades(len(rounds))
     for r, c in zip(rounds, colors):
@@ -93,7 +92,7 @@ def staircase(model, X, y, rounds=None, ax=None):
             label="base_score only" if r == 0 else f"after {r} round{'s' * (r != 1)}",
         )
     ax.set_xlabel(name)
-    ax.set_ylabel("P(y = 1)" if _is_classifier(model) else "prediction")
+    ax.set_ylabel("P(y = 1)" if is_classifier(model) else "prediction")
     ax.set_title("The model is a step function; more rounds, more steps")
     ax.legend(
         fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=3, frameon=False
@@ -153,11 +152,11 @@ def compare_fits(models, X, y, labels=None, ax=None):
     if len(labels) != len(fitted):
         raise ValueError(f"{len(labels)} labels for {len(fitted)} models")
     x, name = _one_feature(fitted[0], X)
-    clf = _is_classifier(fitted[0])
+    clf = is_classifier(fitted[0])
     yv = np.asarray(y)
     if clf:
         yv = (yv == fitted[0].classes_[1]).astype(float)
-    ax = _axes(ax)
+    ax = axes(ax)
     ax.scatter(x, yv.astype(np.float64), s=18, color="black", alpha=0.6, zorder=3, label="data")
     palette = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
     for j, (m, lab) in enumerate(zip(fitted, labels)):

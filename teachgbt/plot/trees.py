@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import formulas
 from .._format import format_number, format_rule
-from ._common import _axes, _fitted, _integer_ticks
+from ._common import axes, check_fitted, integer_ticks
 
 __all__ = ["split_scan", "structure_score"]
 
@@ -28,24 +28,26 @@ def _feature_name(tree, feature):
     return str(feature)
 
 
-def split_scan(model, t, node, feature, ax=None):
-    """Seed 000's left-to-right scan at one node: the gain of every candidate threshold of
-    ``feature`` in sorted order, the chosen split marked, and the running sums G_L and H_L
-    (right-hand axis) that the scan accumulates."""
-    _fitted(model)
-    tree = model.trees_[t - 1] if 1 <= t <= len(model.trees_) else None
-    table = model.trace_.splits(t, node)  # validates t and node
+def split_scan(model, t, node, feature, ax=None, class_=None):
+    """Seed 000's left-to-right scan at one node of round ``t``'s tree (class ``class_``'s
+    with K ≥ 3 classes): the gain of every candidate threshold of ``feature`` in sorted
+    order, the chosen split marked, and the running sums G_L and H_L (right-hand axis)
+    that the scan accumulates."""
+    check_fitted(model)
+    tree = model.model_.tree(t, class_)  # checks the round and the class
+    table = model.trace_.splits(t, node, class_=class_)  # checks the node
+    which = _which_tree(model, t, class_)
     name = _feature_name(tree, feature)
     rows = table[table["feature"] == name]
     if rows.empty:
         have = sorted(set(table["feature"]))
         raise ValueError(
-            f"no candidate split on {name!r} at node {node} of tree {t}; features with "
+            f"no candidate split on {name!r} at node {node} of the {which}; features with "
             f"candidates there: {have}"
         )
     # a candidate that leaves one side empty is "no split" (gain 0 − γ): not part of the scan
     rows = rows[(rows["H_L"] > 0) & (rows["H_R"] > 0)]
-    ax = _axes(ax, figsize=(7.2, 4.4))
+    ax = axes(ax, figsize=(7.2, 4.4))
     ax2 = ax.twinx()
     both = rows["default_left"].nunique() > 1
     handles, sums = [], []
@@ -118,7 +120,7 @@ def split_scan(model, t, node, feature, ax=None):
     ax.set_ylabel("gain")
     ax2.set_ylabel("running sums G_L, H_L of the left side")
     where = f"the node splits on {split_feature}" if split_feature else "the node is a leaf"
-    ax.set_title(f"Tree {t}, node {node}: scanning {name} left to right\n({where})")
+    ax.set_title(f"The {which}, node {node}: scanning {name} left to right\n({where})")
     # below the plot: inside it would hide the curves it explains
     ax.legend(
         handles=handles,
@@ -131,16 +133,25 @@ def split_scan(model, t, node, feature, ax=None):
     return ax
 
 
-def structure_score(model, ax=None):
-    """Obj* = −½ Σ_j G_j²/(H_j+λ) + γT of each round's tree (lower is better), next to the
-    score the same round would have with a single leaf."""
-    _fitted(model)
+def _which_tree(model, t, class_):
+    if class_ is None:
+        return f"tree of round {t}"
+    return f"tree of round {t}, class {model.classes_[class_]}"
+
+
+def structure_score(model, ax=None, class_=None):
+    """Obj* = −½ Σ_j G_j²/(H_j+λ) + γT of each round's tree (class ``class_``'s with K ≥ 3
+    classes; lower is better), next to the score the same round would have with a single
+    leaf."""
+    check_fitted(model)
+    fitted = model.model_
+    trees = [fitted.tree(t, class_) for t in range(1, fitted.n_rounds + 1)]
     params = model.params_
-    ax = _axes(ax)
+    ax = axes(ax)
     scores, single = [], []
     # formulas take seed 000's γ, which is half the model's (XGBoost's) gamma
     reg = (params.reg_lambda, params.gamma / 2, params.reg_alpha)
-    for tree in model.trees_:
+    for tree in trees:
         lv = tree.leaves
         scores.append(formulas.structure_score(tree.G[lv], tree.H[lv], *reg))
         single.append(formulas.structure_score(tree.G[:1], tree.H[:1], *reg))
@@ -155,8 +166,9 @@ def structure_score(model, ax=None):
     ax.axhline(0.0, color="grey", lw=0.8)
     ax.set_xlabel("round")
     ax.set_ylabel("structure score Obj* (lower is better)")
-    ax.set_title("Obj* = −½ Σ G²/(H+λ) + γT of each round's tree")
-    ax.xaxis.set_major_locator(_integer_ticks())
+    whose = "" if class_ is None else f" (class {model.classes_[class_]})"
+    ax.set_title(f"Obj* = −½ Σ G²/(H+λ) + γT of each round's tree{whose}")
+    ax.xaxis.set_major_locator(integer_ticks())
     ax.margins(y=0.12)
     ax.legend(fontsize="small")
     return ax

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ._common import _axes
+from ._common import axes
 
 __all__ = ["majority_vote_error", "vote_error"]
 
@@ -38,7 +38,7 @@ def vote_error(p, n_voters, ax=None):
     (e.g. ``vote_error([0.3, 0.6], [3, 21])``: 21.6 %, 64.8 %, 2.6 %, 82.6 %)."""
     ps = np.atleast_1d(np.asarray(p, dtype=np.float64))
     ns = [int(n) for n in np.atleast_1d(n_voters)]
-    ax = _axes(ax)
+    ax = axes(ax)
     grid = np.linspace(0, 1, 201)
     ax.plot(grid, grid, color="grey", lw=1, ls="--", label="one voter")
     ax.axvline(0.5, color="grey", lw=0.6, ls=":")

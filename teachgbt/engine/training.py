@@ -1,0 +1,285 @@
+"""``train(params, X, y) -> Model``: the boosting loop with everything around it, as
+``xgboost.train(params, dtrain) -> Booster``.
+
+    ŷ_i^(0) = base margin
+    ŷ_i^(t) = ŷ_i^(t−1) + η·f_t(x_i)        t = 1 … n_estimators
+
+``TrainParams`` holds the training parameters by XGBoost's names (plain values, no
+estimator); ``train`` resolves them to a loss, an algorithm and a tree method, runs the
+rounds (``boosting.boost_round``), calls the hooks after every round (eval sets, early
+stopping, the caller's callbacks, the progress bar: ``engine.callbacks``) and returns the
+fitted ``teachgbt.model.Model``, with its ``Trace`` when asked to keep one. The
+estimators are thin adapters over it, as XGBoost's ``XGBModel`` is over ``xgboost.train``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+from dataclasses import dataclass
+
+from .._validation import check_nonneg
+from ..losses import get_loss
+from ..model import Model
+from .boosting import TREE_METHODS, RoundSampler, XGBoostAlgorithm, boost_round
+from .callbacks import EarlyStopping, EvalSets, progress_bar
+from .gbdt import GBDTAlgorithm
+from .grow import GrowParams
+from .trace import Trace
+
+__all__ = ["TrainParams", "ALGORITHMS", "train", "model_from_trees", "make_loss"]
+
+# the algorithms by name; the tree methods are ``boosting.TREE_METHODS``
+ALGORITHMS = {"xgboost": XGBoostAlgorithm, "gbdt": GBDTAlgorithm}
+_EDGE_PROBABILITY = 1e-6  # an estimated base_score is kept this far from 0 and 1
+
+
+@dataclass(frozen=True)
+class TrainParams:
+    """Training parameters by XGBoost's names; None picks the algorithm's default
+    (see ``BoostingClassifier`` for each one's meaning). ``n_estimators`` is XGBoost's
+    ``num_boost_round``."""
+
+    algorithm: str = "xgboost"
+    tree_method: str = "exact"
+    n_estimators: int = 100
+    learning_rate: float | None = None
+    max_depth: int | None = 6
+    max_leaves: int | None = None
+    reg_lambda: float | None = None
+    reg_alpha: float = 0.0
+    gamma: float = 0.0
+    min_child_weight: float | None = None
+    max_delta_step: float = 0.0
+    pruning: str | None = None
+    base_score: object = None
+    objective: object = None
+    max_bin: int = 256
+    subsample: float = 1.0
+    colsample_bytree: float = 1.0
+    random_state: object = None
+    early_stopping_rounds: int | None = None
+
+    @classmethod
+    def of(cls, params):
+        """``params`` as TrainParams: one already, or a dict of XGBoost names (checked)."""
+        if isinstance(params, cls):
+            return params.check()
+        if not isinstance(params, dict):
+            raise TypeError(f"params must be a TrainParams or a dict; got {type(params).__name__}")
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(params) - known)
+        if unknown:
+            raise ValueError(f"unknown training parameters {unknown}; known: {sorted(known)}")
+        return cls(**params).check()
+
+    def check(self):
+        """Raise ValueError naming the first parameter out of range; return self."""
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm={self.algorithm!r}; use one of {tuple(ALGORITHMS)}")
+        if self.tree_method not in TREE_METHODS:
+            raise ValueError(f"tree_method={self.tree_method!r}; use one of {tuple(TREE_METHODS)}")
+        if self.pruning not in (None, "pre", "post"):
+            raise ValueError(f"pruning={self.pruning!r}; use 'pre', 'post' or None")
+        if not _whole(self.n_estimators) or self.n_estimators < 0:
+            raise ValueError(f"n_estimators must be a whole number >= 0; got {self.n_estimators!r}")
+        for name in ("reg_lambda", "reg_alpha", "gamma", "min_child_weight", "max_delta_step"):
+            value = getattr(self, name)
+            if value is not None:
+                check_nonneg(name, value)
+        lr = self.learning_rate
+        if lr is not None and (not isinstance(lr, numbers.Real) or not lr > 0):
+            raise ValueError(f"learning_rate must be > 0; got {lr!r}")
+        md, ml = self.max_depth, self.max_leaves
+        if md is not None and (not _whole(md) or md < 0):
+            raise ValueError(
+                f"max_depth must be a whole number >= 0 (0: no depth limit); got {md!r}"
+            )
+        if ml is not None and (not _whole(ml) or ml < 0 or ml == 1):
+            raise ValueError(
+                f"max_leaves must be a whole number >= 2 (or 0/None: no limit); got {ml!r}"
+            )
+        if md is None and not ml:
+            raise ValueError(
+                "neither max_depth nor max_leaves bounds the trees. Set max_depth (e.g. 6), "
+                "max_leaves (best-first growth), or ask for unbounded trees explicitly with "
+                "max_depth=0"
+            )
+        for name in ("subsample", "colsample_bytree"):
+            value = getattr(self, name)
+            if not isinstance(value, numbers.Real) or not 0 < value <= 1:
+                raise ValueError(f"{name} must be in (0, 1]; got {value!r}")
+        if not _whole(self.max_bin) or not 2 <= self.max_bin <= 65535:
+            raise ValueError(f"max_bin must be a whole number in 2..65535; got {self.max_bin!r}")
+        esr = self.early_stopping_rounds
+        if esr is not None and (not _whole(esr) or esr < 1):
+            raise ValueError(f"early_stopping_rounds must be a whole number >= 1; got {esr!r}")
+        return self
+
+    def grow_params(self):
+        """The GrowParams trees are grown with: every None resolved to its default."""
+        gbdt = self.algorithm == "gbdt"
+        return GrowParams(
+            max_depth=0 if self.max_depth is None else int(self.max_depth),
+            max_leaves=int(self.max_leaves or 0),
+            reg_lambda=float(_default(self.reg_lambda, 0.0 if gbdt else 1.0)),
+            reg_alpha=float(self.reg_alpha or 0.0),
+            gamma=float(self.gamma or 0.0),
+            min_child_weight=float(_default(self.min_child_weight, 0.0 if gbdt else 1.0)),
+            max_delta_step=float(self.max_delta_step or 0.0),
+            learning_rate=float(_default(self.learning_rate, 0.1 if gbdt else 0.3)),
+            pruning=self.pruning or ("pre" if self.tree_method == "hist" else "post"),
+            float32=not gbdt,
+        )
+
+
+def _whole(v):
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+def _default(value, default):
+    return default if value is None else value
+
+
+def make_loss(objective, classes):
+    """The loss of ``objective`` for a classifier of ``classes`` (None: a regressor)."""
+    is_classifier = classes is not None
+    loss = get_loss(objective, is_classifier, 0 if classes is None else len(classes))
+    if is_classifier and not loss.is_classification and isinstance(objective, str):
+        raise ValueError(f"objective={objective!r} is not a classification objective")
+    return loss
+
+
+def _algorithm(params, loss, is_classifier):
+    if params.algorithm == "gbdt":
+        return GBDTAlgorithm(loss, params.grow_params(), is_classifier=is_classifier)
+    return XGBoostAlgorithm(loss, params.grow_params())
+
+
+def _model(params, trees, base_score, loss, algorithm, n_features, feature_names, classes):
+    return Model(
+        trees,
+        base_score,
+        loss,
+        n_features=n_features,
+        feature_names=feature_names,
+        classes=classes,
+        params=algorithm.params,
+        algorithm=params.algorithm,
+        margin_dtype=algorithm.dtype,
+    )
+
+
+def train(
+    params,
+    X32,
+    y,
+    sample_weight=None,
+    *,
+    classes=None,
+    feature_names=None,
+    evals=(),
+    callbacks=(),
+    verbose=None,
+    keep_trace=True,
+):
+    """Grow ``params.n_estimators`` rounds of trees on X32, y; return the fitted ``Model``.
+
+    ``params``: ``TrainParams`` or a dict of XGBoost names. ``X32``: (n, d) float32
+    features (NaN = missing). ``y``: (n,) float64 target; for a classifier the class
+    indices 0 … K−1 of ``classes`` (its labels, sorted; None trains a regressor).
+    ``sample_weight``: (n,) or None. ``evals``: (X32, y) pairs scored after every round
+    (``model.evals_result``; early stopping watches the last). ``callbacks``: hooks
+    ``hook(t, model)`` called after every round t with the model trained so far; training
+    stops after a round where one returns True. ``verbose``: the progress bar (None: on
+    a terminal). ``keep_trace``: attach a ``Trace`` (it keeps X32 and the prepared data).
+    """
+    params = TrainParams.of(params)
+    n, d = X32.shape
+    loss = make_loss(params.objective, classes)
+    algorithm = _algorithm(params, loss, classes is not None)
+    if params.early_stopping_rounds is not None and not evals:
+        raise ValueError(
+            "early_stopping_rounds needs an eval_set to watch; pass "
+            "fit(..., eval_set=[(X_val, y_val)])"
+        )
+    if params.base_score is None:  # XGBoost's estimate: the weighted mean of y
+        base_score = algorithm.default_base_score(y, sample_weight)
+        if loss.is_classification and loss.n_outputs == 1:
+            base_score = min(max(base_score, _EDGE_PROBABILITY), 1 - _EDGE_PROBABILITY)
+    else:
+        base_score = loss.check_base_score(params.base_score)
+    model = _model(params, [], base_score, loss, algorithm, d, feature_names, classes)
+
+    # after every round: eval sets, early stopping, the caller's callbacks, progress
+    eval_sets = EvalSets(evals, algorithm, model.base_margin)
+    model.evals_result = eval_sets.results
+    early_stopping = None
+    if params.early_stopping_rounds is not None:
+        early_stopping = EarlyStopping(eval_sets, params.early_stopping_rounds)
+    # the bar's closing line reads the train score at the last round's margin
+    progress = progress_bar(
+        params.n_estimators,
+        verbose,
+        metric=lambda: (loss.metric_name, loss.metric(y, margin, sample_weight)),
+    )
+    hooks = [h for h in (eval_sets, early_stopping, *callbacks, progress) if h is not None]
+
+    tree_method = TREE_METHODS[params.tree_method]
+    data = tree_method.prepare(X32, params.max_bin)
+    sampler = RoundSampler(params.subsample, params.colsample_bytree, params.random_state)
+    samples = []  # per tree: dict(rows=..., features=...), for the trace
+    K = algorithm.n_outputs
+    margin = algorithm.initial_margin(model.base_margin, n)  # ŷ^(0): (n,) or (n, K)
+    try:
+        for t in range(1, params.n_estimators + 1):
+            round_samples = [dict(zip(("rows", "features"), sampler.draw(n, d))) for _ in range(K)]
+            trees, margin = boost_round(
+                tree_method,
+                data,
+                algorithm,
+                X32,
+                y,
+                sample_weight,
+                margin,
+                round_samples,
+                feature_names,
+            )
+            model.add_round(trees)
+            samples.extend(round_samples)
+            stops = [hook(t, model) for hook in hooks]
+            if any(stop is True for stop in stops):
+                break
+    finally:
+        progress.close()
+    if early_stopping is not None:
+        model.best_iteration = early_stopping.best_iteration
+    if keep_trace:
+        model.trace = Trace(model, X32, y, sample_weight, algorithm, tree_method, data, samples)
+    return model
+
+
+def model_from_trees(
+    trees,
+    params,
+    *,
+    base_score=None,
+    classes=None,
+    n_features,
+    feature_names=None,
+    best_iteration=None,
+    origin,
+):
+    """A ``Model`` of trees grown elsewhere (a file, another library): the same loss,
+    effective parameters and margin precision ``train`` would give them. ``base_score``
+    None starts the margin at 0."""
+    params = TrainParams.of(params)
+    loss = make_loss(params.objective, classes)
+    if base_score is None:  # the base score whose margin is 0
+        base_score = 0.5 if loss.n_outputs == 1 and loss.is_classification else 0.0
+    base_score = loss.check_base_score(base_score)
+    algorithm = _algorithm(params, loss, classes is not None)
+    model = _model(params, trees, base_score, loss, algorithm, n_features, feature_names, classes)
+    model.best_iteration = best_iteration
+    model.origin = origin
+    return model
