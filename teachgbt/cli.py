@@ -406,10 +406,7 @@ def build_parser():
     w.add_argument("dataset", nargs="?", default="troll2", help="troll2 (seed 004)")
     w.add_argument("--out", metavar="DIR", help="also write tables (CSV), diagrams and plots here")
     w.add_argument("--html", metavar="FILE.html", help="write the interactive explorer page here")
-    w.add_argument(
-        "--precision", type=int, default=6, metavar="N",
-        help="significant digits of the numbers in the CSV files (default 6)",
-    )  # fmt: skip
+    w.add_argument("--precision", type=int, default=6, help="significant digits in the CSVs (6)")
     w.set_defaults(func=cmd_walkthrough)
 
     t = sub.add_parser("train", help="fit a model on a CSV file and save it as JSON")

@@ -314,3 +314,20 @@ def test_html_shows_the_numbers_of_the_tutorial(troll):
     assert "e.g. row 0: 0.693147 + 0.8 × 1.5 = 1.893147" in page
     assert "1 / 0.666667 = 1.5" in page  # the leaf formula, filled in
     assert "1.4, -1 and -3.3" in page
+
+
+def test_cli_passes_precision_to_save(tmp_path, monkeypatch, capsys):
+    from teachgbt import cli
+    from teachgbt.walkthrough.tables import Walkthrough
+
+    seen = {}
+    monkeypatch.setattr(
+        Walkthrough, "save", lambda self, out, precision=6: seen.update(p=precision) or []
+    )
+    assert cli.main(
+        ["walkthrough", "troll2", "--out", str(tmp_path / "o"), "--precision", "3"]
+    ) in (
+        0,
+        None,
+    )
+    assert seen == {"p": 3}
