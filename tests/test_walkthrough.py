@@ -324,10 +324,6 @@ def test_cli_passes_precision_to_save(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(
         Walkthrough, "save", lambda self, out, precision=6: seen.update(p=precision) or []
     )
-    assert cli.main(
-        ["walkthrough", "troll2", "--out", str(tmp_path / "o"), "--precision", "3"]
-    ) in (
-        0,
-        None,
-    )
+    argv = ["walkthrough", "troll2", "--out", str(tmp_path / "o"), "--precision", "3"]
+    assert cli.main(argv) in (0, None)
     assert seen == {"p": 3}
