@@ -425,7 +425,7 @@ def prediction(model, x, precision=3, iteration_range=None):
                 "margin₀",
                 f"base_score = {_r(m0, p)}",
                 r"\text{margin}_0",
-                rf"\text{{base\_score}} = {_r(m0, p)}",
+                rf"\text{{base}}\_\text{{score}} = {_r(m0, p)}",
             )
         )
     adds = []
