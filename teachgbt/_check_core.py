@@ -194,11 +194,12 @@ def strict(res, accepted):
 
 
 def default_hint(solution):
-    """The formula the solution starts from, as a hint: it names no number of the answer."""
-    lines = getattr(solution, "lines", [])
-    if lines and lines[0].lhs:
-        return f"work it again from {lines[0].lhs} = {lines[0].rhs}, one step at a time."
-    return "work it again one step at a time, from the formula in the lesson."
+    """The formula the solution starts from, as a hint, when it holds no number (a line with
+    numbers would be a step of the work)."""
+    for ln in getattr(solution, "lines", [])[:2]:
+        if ln.lhs and not any(c.isdigit() for c in ln.rhs):
+            return f"work it again from {ln.lhs} = {ln.rhs}, one step at a time."
+    return "work it again one step at a time, from the formula in the question."
 
 
 @dataclass
