@@ -181,13 +181,14 @@ def lesson9(rng):
     GL, HL = d(-2 / 3, [-1.0, -0.5, -2 / 3]), d(10 / 9, [0.75, 1.0, 1.25])
     GR, HR = d(2 / 3, [0.5, 1.0, 1.5]), d(2 / 9, [0.25, 0.5])
     Hs = "2/3" if rng is None else f"{H:g}"
+    lam = d(1.0, [0.0, 1.0])
     split = ("G_L = −2/3, H_L = 10/9, G_R = 2/3, H_R = 2/9" if rng is None
              else f"G_L = {GL:g}, H_L = {HL:g}, G_R = {GR:g}, H_R = {HR:g}")  # fmt: skip
     return [
         item(f"XGBoost's leaf weight w* for a leaf with G = {G:g}, H = {Hs} and λ = 1.",
              lambda v, r: check.leaf_weight(v, G=G, H=H, reg_lambda=1.0, reveal=r)),
-        item(f"The tutorial's gain ½[…] − γ of a split with {split}, λ = 0 and γ = 0.",
-             lambda v, r: check.split_gain(v, G_L=GL, H_L=HL, G_R=GR, H_R=HR, reg_lambda=0.0,
+        item(f"The tutorial's gain ½[…] − γ of a split with {split}, λ = {lam:g} and γ = 0.",
+             lambda v, r: check.split_gain(v, G_L=GL, H_L=HL, G_R=GR, H_R=HR, reg_lambda=lam,
                                            reveal=r)),
     ]  # fmt: skip
 
@@ -215,7 +216,7 @@ def lesson10(rng):
 def lesson11(rng):
     d = Draw(rng)
     F = d.many([0.0067, 0.2462, -0.0389], steps(-1, 1, 0.25), 3)
-    k = d(2, [0, 1, 2])
+    k = d(0, [0, 1, 2])
     counts = d.many([4, 3, 2], [1, 2, 3, 4, 5], 3)
     start = np.log(np.asarray(counts, float) / sum(counts))
     start -= start.mean()
