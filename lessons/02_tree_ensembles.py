@@ -58,6 +58,7 @@ tree_1 = tg.Tree.from_rules(
     feature_names=features,
 )
 tree_1.plot()
+plt.show()
 
 # %% [markdown]
 # The family of the tutorial's picture: a boy, a girl, their mom, grandpa and grandma. The
@@ -92,6 +93,7 @@ tree_1.plot(ax=axes[0])
 axes[0].set_title("tree 1")
 tree_2.plot(ax=axes[1])
 axes[1].set_title("tree 2")
+plt.show()
 
 # %% [markdown]
 # The ensemble predicts $\hat y_i = \sum_{k=1}^K f_k(x_i)$, here with $K = 2$:
@@ -199,6 +201,7 @@ forest[0].plot(ax=axes[0], fields=["n", "value"])
 axes[0].set_title("bagging, tree 1 of 20 (scores ÷ 20)")
 boosted.trees_[0].plot(ax=axes[1], fields=["n", "value"])
 axes[1].set_title("boosting, tree 1 of 20 (scores × 0.3)")
+plt.show()
 
 # %% [markdown]
 # (Majority votes and the other kinds of ensembles — bagging, boosting, stacking — are

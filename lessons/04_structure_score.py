@@ -146,6 +146,7 @@ for k, (leaf, s) in enumerate(sums.iterrows()):
 axb.text(0.02, 0.0, f"Obj = −½ Σ_j G_j²/(H_j+λ) + 3γ = −½ [4/2 + 0.01/2 + 9/4] = {obj:.4f}"
          "   (λ = 1, γ = 0)", fontsize=11, transform=axb.transAxes)  # fmt: skip
 fig.suptitle("seed 002: the structure score calculation", fontsize=12)
+plt.show()
 
 # %% [markdown]
 # **By hand**, with λ = 1 and γ = 0: $G_1 = g_1 = -2$, $H_1 = 1$ (the boy);
@@ -180,6 +181,7 @@ score_trained = tg.formulas.structure_score(leaves["G"], leaves["H"], reg_lambda
 assert abs(score_trained - obj) < 1e-9
 assert np.allclose(leaves["weight"], tg.formulas.leaf_weight(leaves["G"], leaves["H"]))
 fitted.trees_[0].plot(fields=["n", "G", "H", "weight"])
+plt.show()
 
 # %% [markdown]
 # `tg.explain.leaf` writes w* out for one leaf with the model's numbers:
