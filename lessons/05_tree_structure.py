@@ -183,6 +183,7 @@ assert kept["pre"].trees_[0].n_leaves == 1 and kept["post"].trees_[0].n_leaves =
 root_gain = kept["post"].trees_[0].gain[0]
 assert abs(root_gain - (-2.02)) < 0.01
 kept["post"].trees_[0].plot(fields=["n", "gain", "loss_chg", "weight"])
+plt.show()
 
 # %% [markdown]
 # The root's `gain` in the post-pruned tree is ½(0.97 − 5) ≈ −2.02: negative, yet kept,

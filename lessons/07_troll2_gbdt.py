@@ -161,10 +161,8 @@ plt.show()
 # rate ν = 0.8, trees of depth 2, two epochs — and lays out each step: (A) the residuals,
 # (B) the regression tree fitted to them, (C) each leaf's output with the formula filled in,
 # (D) the updated log-odds and probabilities. In Jupyter it shows as tables and trees;
-# `print(walk)` gives the same as plain text.
-
-# %%
-tg.walkthrough.troll2(compare=False)
+# `print(walk)` gives the same as plain text. Its tables hold the answers of exercises 2 to
+# 4, so the lesson shows it after them (section 8); here we take the steps one at a time.
 
 # %% [markdown]
 # ## 5. The epoch table
@@ -297,6 +295,12 @@ tg.draw.draw_model(gbdt)
 
 # %%
 epochs.round(6)
+
+# %% [markdown]
+# And the walkthrough of section 4, every step laid out:
+
+# %%
+tg.walkthrough.troll2(compare=False)
 
 # %% [markdown]
 # Each person's probability and residual, epoch by epoch: the lovers climb towards 1, the

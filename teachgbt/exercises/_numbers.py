@@ -52,7 +52,7 @@ def item(prompt, run, kind="number"):
 def lesson1(rng):
     d = Draw(rng)
     y = d.many([3, 1, 2], list(range(0, 6)), 3)
-    off = d.many([-0.5, 0, 1], steps(-1.5, 1.5, 0.5), 3)
+    off = d.many([0.5, 0, 1.5], steps(-1.5, 1.5, 0.5), 3)
     y_hat = [a + b for a, b in zip(y, off)]
     y1, s1 = d(1, [0, 1]), d(0.0, [-1.0, -0.5, 0.5, 1.0, 1.5])
     w = d.many([1.0, 3.0], steps(-2, 3, 0.5), 2)
@@ -109,7 +109,7 @@ def lesson3(rng):
         m += 1
     name = d("ln 2", list(LOGS))
     yl, ml = d(1, [0, 1]), LOGS[name]
-    m0, w, eta = d(0.5, steps(-1, 1.5, 0.5)), d(2.0, steps(-2, 3, 0.5)), d(0.3, [0.1, 0.2, 0.3])
+    m0, w, eta = d(0.5, steps(-1, 1.5, 0.5)), d(1.5, steps(-2, 3, 0.5)), d(0.3, [0.1, 0.2, 0.3])
     return [
         item(f"XGBoost's square loss ½(y − ŷ)²: its gradient g for an instance with y = {y} "
              f"when the model so far predicts ŷ = {m}.",
