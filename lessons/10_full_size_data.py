@@ -172,8 +172,8 @@ pd.DataFrame({"age": ages, "p": p12, "h = p(1-p)": h12, "cumulative share": shar
 # %%
 before = np.concatenate([[0.0], share[:-1]])  # hessian share of the rows below each value
 weighted_cuts = [ages[np.argmax(before >= k / 4)] for k in (1, 2, 3)]
-print("plain quantile cuts:   ", list(ages[positions]))
-print("weighted quantile cuts:", weighted_cuts)
+print("plain quantile cuts:   ", ", ".join(f"{c:g}" for c in ages[positions]))
+print("weighted quantile cuts:", ", ".join(f"{c:g}" for c in weighted_cuts))
 assert weighted_cuts == [38.0, 41.0, 52.0]
 
 fig, ax = plt.subplots(figsize=(7, 3.4), layout="constrained")

@@ -295,12 +295,12 @@ sheet["11.1"].check(my_p_apple)
 
 # %% [markdown]
 # **Exercise 11.2.** In round 1 every row starts at the class shares. h of one class's tree
-# for one row (the shipped numbers: the *banana* tree, class 1, for row 0, an apple).
+# for one row (the shipped numbers: the *apple* tree, class 0, for row 4, a banana).
 
 # %%
 print(sheet["11.2"].prompt)
-my_h_banana = None  # ← your answer
-sheet["11.2"].check(my_h_banana)
+my_h_apple = None  # ← your answer
+sheet["11.2"].check(my_h_apple)
 
 # %% [markdown]
 # **Exercise 11.3.** A leaf of the cherry tree of round 1: work out G and H from its rows' g

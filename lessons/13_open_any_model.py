@@ -142,13 +142,14 @@ if xgb is not None:
 #
 # The imported tree is an ordinary `tg.Tree`: it draws and explains like any other (here
 # with what XGBoost stored — H, `loss_chg` and η·w*; w*, G and the gain would give away the
-# exercises). `tg.explain.split` writes node 1's gain out with G_L, H_L, G_R, H_R filled in.
+# exercises). `tg.explain.split` writes node 2's gain out with G_L, H_L, G_R, H_R filled in
+# (node 1's would show leaf 3's G).
 
 # %%
 if xgb is not None:
     model.trees_[0].plot(fields=["H", "loss_chg", "value"])
     plt.show()
-    print(tg.explain.split(model, 1, 1))
+    print(tg.explain.split(model, 1, 2))
 
 # %% [markdown]
 # ## 5. What a model file does not store

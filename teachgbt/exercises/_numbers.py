@@ -220,7 +220,7 @@ def lesson11(rng):
     counts = d.many([4, 3, 2], [1, 2, 3, 4, 5], 3)
     start = np.log(np.asarray(counts, float) / sum(counts))
     start -= start.mean()
-    row_class, tree_class = d(0, [0, 1, 2]), d(1, [0, 1, 2])
+    row_class, tree_class = d(1, [0, 1, 2]), d(0, [0, 1, 2])
     n_other, n_own = d(1, [0, 1, 2]), d(2, [1, 2, 3])
     share = counts[2] / sum(counts)
     g = n_other * share + n_own * (share - 1)
