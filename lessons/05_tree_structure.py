@@ -29,6 +29,7 @@
 # | shrinkage ε ≈ 0.1 (002 "Recap") | compare learning rates on held-out data |
 # | categorical variables by one-hot encoding (002) | encode a text column and score its splits |
 # | the whole algorithm | `teachgbt/reference.py` grows the same trees as the trainer |
+# | in practice (XGBoost's settings) | early stopping on an eval set, `subsample`/`colsample_bytree`, `min_child_weight`, feature importance, the explorer |
 # | Exercises | a gain, the same gain with the model's `gamma`, a leaf after shrinkage, a why-question |
 
 # %%
@@ -325,7 +326,78 @@ assert same and np.allclose(ref.decision_function(family), m_gamma.predict(famil
 print(ref.trees[0])
 
 # %% [markdown]
-# ## 8. Your turn
+# ## 8. In practice: early stopping, subsampling, `min_child_weight`, importance
+#
+# **Early stopping.** Section 5 chose the number of rounds by looking at the held-out curve.
+# `early_stopping_rounds=k` does it while training: it watches the last `eval_set` and stops
+# when its error has not improved for k rounds; `best_iteration_` (0-based) is the best
+# round, and `predict` stops there, as XGBoost's estimator does.
+
+# %%
+stopped = tg.BoostingRegressor(n_estimators=500, max_depth=3, learning_rate=0.3,
+                               early_stopping_rounds=20)  # fmt: skip
+stopped.fit(X_train, y_train, eval_set=[(X_valid, y_valid)])
+curve = stopped.evals_result_["validation_0"]["rmse"]
+print(f"stopped after {len(stopped.trees_)} of 500 rounds; best round {stopped.best_iteration_ + 1}"
+      f" with held-out RMSE {min(curve):.3f}")  # fmt: skip
+assert len(stopped.trees_) < 500 and len(curve) - (stopped.best_iteration_ + 1) == 20
+
+# %% [markdown]
+# **Subsampling.** `subsample=0.7` grows each tree on a random 70 % of the rows,
+# `colsample_bytree=0.5` on a random half of the features (seed 002's "make different
+# errors", inside one boosted model). Each tree sees less, so the trees differ more; the
+# held-out error often drops a little, and each round is cheaper:
+
+# %%
+sampled = {}
+for label, extra in [("all rows and features", {}),
+                     ("subsample=0.7, colsample_bytree=0.5",
+                      dict(subsample=0.7, colsample_bytree=0.5, random_state=0))]:  # fmt: skip
+    m = tg.BoostingRegressor(n_estimators=100, max_depth=3, learning_rate=0.1, **extra)
+    m.fit(X_train, y_train, eval_set=[(X_valid, y_valid)])
+    sampled[label] = min(m.evals_result_["validation_0"]["rmse"])
+print({k: round(v, 3) for k, v in sampled.items()})
+
+# %% [markdown]
+# **`min_child_weight`** is the least cover a child may have: H, the sum of its rows' h. A
+# split whose smaller side has H below it is not made. For the squared error h = 1, so it is
+# a minimum number of rows; for the logistic loss h = p(1 − p) ≤ ¼, so a child of 8 rows the
+# model is sure about may weigh less than 1. (The lessons set it to 0 on tiny data so that
+# one-row leaves are allowed, as the tutorials' pictures have them.)
+
+# %%
+for mcw in (0, 3):
+    m = tg.BoostingRegressor(n_estimators=1, max_depth=2, min_child_weight=mcw, base_score=0)
+    nodes_mcw = m.fit(family, likes_games).trace_.nodes(1)
+    smallest = nodes_mcw.loc[nodes_mcw["is_leaf"], "H"].min()
+    print(f"min_child_weight={mcw}: {int(nodes_mcw['is_leaf'].sum())} leaves, smallest cover "
+          f"H = {smallest:g}")  # fmt: skip
+    assert smallest >= mcw
+
+# %% [markdown]
+# **Feature importance.** XGBoost's three: `weight` counts the splits on a feature, `gain`
+# is the mean `loss_chg` of those splits, `cover` their mean H. They answer different
+# questions and disagree: a feature split often, near the leaves, on few rows has a high
+# weight but a low cover; one split once, at the root, on every row, has a high gain and
+# cover but weight 1. On the generated data, `x1` (a sine) needs many small steps, `x2` (a
+# square) a few big ones:
+
+# %%
+fig, axes = plt.subplots(1, 3, figsize=(13, 2.8), layout="constrained")
+for kind, ax in zip(("weight", "gain", "cover"), axes):
+    tg.plot.importance(stopped, kind=kind, ax=ax)
+    ax.set_title(kind)
+plt.show()
+
+# %% [markdown]
+# **The explorer.** `tg.explore(model)` steps through a model's trees, each node's sums and
+# candidate splits, and any row's path, in one page (`.save("x.html")` keeps it):
+
+# %%
+tg.explore(model)
+
+# %% [markdown]
+# ## 9. Your turn
 #
 # Seed 002's five instances from lesson 4: the boy and the girl (g = −2 and −0.1, h = 1 each)
 # against the three adults (G = 3, H = 3), that is the split "age < 15" at the root, with

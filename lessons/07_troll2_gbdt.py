@@ -297,10 +297,15 @@ tg.draw.draw_model(gbdt)
 epochs.round(6)
 
 # %% [markdown]
-# And the walkthrough of section 4, every step laid out:
+# And the walkthrough of section 4, every step laid out, then the same in the explorer,
+# where you can pick any row and follow it through both trees:
 
 # %%
-tg.walkthrough.troll2(compare=False)
+troll2_walk = tg.walkthrough.troll2(compare=False)
+troll2_walk  # noqa: B018  (Jupyter shows the last expression)
+
+# %%
+tg.explore(troll2_walk)
 
 # %% [markdown]
 # Each person's probability and residual, epoch by epoch: the lovers climb towards 1, the

@@ -174,6 +174,13 @@ tg.draw.draw_model(cmp.xgboost, rounds=[2])
 cmp.instances.round(4)
 
 # %% [markdown]
+# The XGBoost-style model in the explorer: pick a node of round 2 to see every candidate
+# split with its G_L, H_L, G_R, H_R and score, or a row to follow its path:
+
+# %%
+tg.explore(cmp.xgboost)
+
+# %% [markdown]
 # ## 3. Regression: the same trees throughout
 #
 # For the squared error ½(y − F)², $h_i = 1$ for every row in every round, so $H = n$ and
