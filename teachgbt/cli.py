@@ -473,6 +473,8 @@ def build_parser():
         "--student", metavar="ID", help="the student's own numbers (default: the lesson's)"
     )
     ex.add_argument("--key", action="store_true", help="add the answers, for the teacher")
+    ex.add_argument("--solutions", action="store_true", help="add the worked solutions")
+    ex.add_argument("--edition", choices=["student", "solutions"], help="write the notebook so")
     ex.add_argument("--class", dest="class_size", type=int, metavar="N", help="N sheets and a key")
     ex.add_argument("--out", metavar="DIR", help="where --class writes its files")
     ex.add_argument("--force", action="store_true", help="overwrite sheets already in DIR")

@@ -104,3 +104,36 @@ def test_the_command_prints_a_sheet_and_writes_a_class(tmp_path, capsys):
     assert "already holds" in capsys.readouterr().err
     assert main(["exercises", "5", "--class", "3"]) == 2
     assert "--out DIR" in capsys.readouterr().err
+
+
+def _script(notebook):
+    return "\n\n".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code")
+
+
+@pytest.mark.parametrize("which", ["student", "solutions"])
+def test_the_editions_of_a_lesson_run(which, tmp_path, capsys):
+    import ast
+    import os
+    import subprocess
+    import sys
+
+    assert main(["exercises", "8", "--edition", which, "--out", str(tmp_path)]) == 0
+    path = tmp_path / f"08_why_ensembles_{which}.ipynb"
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    script = _script(notebook)
+    ast.parse(script)
+    if which == "student":
+        assert "assert " not in script and "my_vote_error = None  # ← your answer" in script
+    else:
+        assert "= None  # ← your answer" not in script and "reveal=True" in script
+    (tmp_path / "run.py").write_text(script, encoding="utf-8")
+    env = {**os.environ, "MPLBACKEND": "Agg", tg.check.STRICT_ENV: "1" * (which == "solutions")}
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[1]),
+                                         env.get("PYTHONPATH", "")])  # fmt: skip
+    run = subprocess.run([sys.executable, "run.py"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    if which == "solutions":
+        assert run.stderr.count("teachgbt.check: accepted") == 4
+    assert main(["exercises", "8", "--edition", which, "--out", str(tmp_path)]) == 2
+    assert "exists" in capsys.readouterr().err

@@ -17,6 +17,7 @@ From the command line: ``teachgbt exercises 5 --student ada [--key]``,
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,9 +25,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._check_core import quietly
-from . import _models, _numbers, _why
+from . import _editions, _models, _numbers, _why
 
-__all__ = ["Exercise", "Sheet", "sheet", "write_class", "LESSONS"]
+__all__ = ["Exercise", "Sheet", "sheet", "write_class", "write_edition", "LESSONS"]
 
 MAX_CLASS = 1000  # sheets one --class call writes
 
@@ -99,6 +100,11 @@ class Sheet(list):
 
     def __repr__(self):
         return str(self)
+
+    def solutions(self):
+        """Every exercise with its answer and worked solution, for the teacher."""
+        with quietly():
+            return "\n\n".join(f"{ex}\n{ex.check(None, reveal=True)}" for ex in self)
 
     def key(self):
         """The answers, for the teacher (numbers to 6 significant digits)."""
@@ -174,8 +180,31 @@ def write_class(lesson, n_students, folder, force=False):
     return [os.path.join(folder, n) for n in files]
 
 
+def write_edition(lesson, which, folder, force=False):
+    """Lesson ``lesson``'s notebook as the ``"student"`` edition (no teacher's asserts) or the
+    ``"solutions"`` edition (the shipped answers filled in, every check revealed), written
+    into ``folder``; a notebook already there is kept unless ``force``."""
+    from .._files import write_atomic
+
+    k = lesson_number(lesson)
+    name, notebook = _editions.lesson_notebook(k)
+    made = _editions.edition(notebook, which)
+    target = os.path.join(folder, name.replace(".ipynb", f"_{which}.ipynb"))
+    if os.path.exists(target) and not force:
+        raise FileExistsError(f"{target} exists; choose another folder, or pass --force")
+    os.makedirs(folder, exist_ok=True)
+    text = json.dumps(made, indent=1, ensure_ascii=False) + "\n"
+    return write_atomic(target, lambda f: f.write(text))
+
+
 def command(args):
-    """``teachgbt exercises LESSON [--student ID] [--key] [--class N --out DIR]``."""
+    """``teachgbt exercises LESSON [--student ID] [--key] [--class N --out DIR]
+    [--edition student|solutions --out DIR]``."""
+    if getattr(args, "edition", None) is not None:
+        if args.out is None:
+            raise ValueError("--edition writes a notebook: give the folder with --out DIR")
+        print(f"wrote {write_edition(args.lesson, args.edition, args.out, force=args.force)}")
+        return
     if args.class_size is not None:
         if args.out is None:
             raise ValueError("--class N writes files: give the folder with --out DIR")
@@ -186,3 +215,5 @@ def command(args):
     print(one)
     if args.key:
         print("\n" + one.key())
+    if args.solutions:
+        print("\n" + one.solutions())
