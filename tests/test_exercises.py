@@ -138,3 +138,16 @@ def test_the_editions_of_a_lesson_run(which, tmp_path, capsys):
         assert run.stderr.count("teachgbt.check: accepted") == 4
     assert main(["exercises", "8", "--edition", which, "--out", str(tmp_path)]) == 2
     assert "exists" in capsys.readouterr().err
+
+
+def test_the_slips_issue_19_found_are_named_on_the_shipped_sheets():
+    s = tg.exercises.sheet
+    # 13.3: γ subtracted whole, ½·60.5002 − 0.5, was accepted
+    assert "γ subtracted whole" in s(13)["13.3"].check(0.5 * 60.5002 - 0.5).slip
+    # 4.2: α forgotten, −(−5)/(2 + 1), was called "λ is missing"
+    assert s(4)["4.2"].check(5 / 3).slip.startswith("α is missing")
+    # 10.1: λ forgotten, ½[0/1.5 + 1/1.5 − 1/3], was called "the bracket without its ½"
+    assert s(10)["10.1"].check(0.5 * (0 / 1.5 + 1 / 1.5 - 1 / 3)).slip.startswith("λ is missing")
+    # seed 004's central confusion on lesson 7's sheet: F₀ given as the probability 4/6
+    assert "log-odds" in s(7)["7.1"].check(4 / 6).slip
+    assert "mean" in s(6)["6.1"].check(286).slip  # the sum of the sales for their mean
