@@ -28,7 +28,7 @@
 # | Objective = training loss + regularization (000; 002 "Objective function") | compute the square loss, the logistic loss, and the L2 and L1 penalties of Θ |
 # | The step-function picture (000) | fit steps to points over time; compare a wiggly, a too-simple and a regularized fit |
 # | Bias–variance trade-off (000) | measure each fit on fresh data from the same process |
-# | Exercises | a square loss, a logistic loss, the complexity of a tree, checked by `tg.check` |
+# | Exercises | a square loss, a logistic loss, the complexity of a tree and a why-question, checked by `tg.check` |
 #
 # Lesson 2 moves on to trees and ensembles. Every number the text states is checked by an
 # `assert` in a cell, so the text stays true.
