@@ -1,18 +1,22 @@
-"""Check a hand calculation: ``.correct`` and the worked solution.
+"""Check a hand calculation: ``.correct``, the likely slip, and the worked solution.
 
     r = tg.check.leaf_weight(0.71, G=-1.333, H=0.889, reg_lambda=1)
     r.correct        # True
     print(r)         # the verdict and the formula with the numbers filled in
+    tg.check.leaf_weight(0.5, G=-1.333, H=0.889, reveal=True)   # wrong: the solution too
 
 An exercise in a lesson leaves the answer ``None``: the check then states the question and
-says "not answered yet" (no solution shown, nothing fails). A wrong answer gets the worked
-solution and, when it matches a usual slip (the gain without its ½, λ forgotten, y − p for
-p − y, p0 rounded to 0.7, the learning rate applied twice, ...), a word on that slip.
+says "not answered yet" (no solution shown, nothing fails). A wrong answer is told the usual
+slip it is nearest to (the gain without its ½, λ forgotten, y − p for p − y, p0 rounded to
+0.7, a log-odds given for a probability, the learning rate applied twice, ...), or else a
+hint, but neither the right value nor the worked solution: the learner tries again.
+``reveal=True`` on the same call (every checker takes it) shows both.
 
 Answers worked by hand with two decimals are accepted: the tolerance is the
 larger of 0.01, 1 % of the exact value, and how far a careful two-decimal
 calculation (every intermediate rounded to two decimals) can drift from the
-exact value. Pass ``tol=`` to choose it yourself.
+exact value, but never so wide that a named slip would pass. Pass ``tol=`` to choose it
+yourself. ``choice`` marks the lessons' "why" questions (a letter) the same way.
 
 With the environment variable ``TEACHGBT_CHECK_STRICT=1`` (the lesson tests set it) a
 missing or wrong answer raises ``CheckFailed`` and an accepted one is reported on stderr
