@@ -30,9 +30,6 @@ from .explanation import (
 )
 from .losses import sigmoid, softmax
 
-# until teachgbt.check reads teachgbt.explanation's public names (the exercises branch)
-_line, _n, _r, _tex_text = line, bracketed, number, tex_text
-
 __all__ = [
     "Explanation",
     "leaf",
@@ -272,7 +269,7 @@ def prediction(model, x, precision=3, iteration_range=None, *, class_=None):
                 "margin₀",
                 f"base_score{which} = {number(m0, p)}",
                 r"\text{margin}_0",
-                rf"\text{{base\_score}}{which} = {number(m0, p)}",
+                rf"\text{{base}}\_\text{{score}}{which} = {number(m0, p)}",
             )
         )
     adds = []
