@@ -20,7 +20,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from . import _modelfile
+from . import _modelfile, routing
 from . import _validation as V
 from ._sklearn_base import BaseEstimator as _Base
 from ._sklearn_base import ClassifierMixin as _ClassifierMixin
@@ -205,7 +205,7 @@ class _Boosting(_Base):
                     )
                 X = X[[c for c in X.columns if str(c) in expected]]
                 X = X[sorted(X.columns, key=lambda c: expected.index(str(c)))]
-        X32, _ = V.check_X(X, what)
+        X32, _ = V.check_X(X, what, dtype=routing.input_dtype(self.trees_))
         if X32.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"{what} has {X32.shape[1]} features, but {type(self).__name__} is expecting "
@@ -401,15 +401,23 @@ class _Boosting(_Base):
             )
         return self._trace
 
-    def _n_trees(self, iteration_range):
-        """Trees used to predict: ``iteration_range`` and ``best_iteration_`` count rounds,
-        as XGBoost's do; a round has one tree per class."""
+    def _trees_for(self, iteration_range):
+        """The trees that predict, as XGBoost's estimators choose them: rounds start..end−1
+        of ``iteration_range=(start, end)``; end 0 (or no range) means every round, or up
+        to ``best_iteration_`` when early stopping set it. A round has one tree per class."""
         per_round = self.loss_.n_outputs
-        if iteration_range is not None:
-            return int(iteration_range[1]) * per_round
-        if self.best_iteration_ is not None:
-            return (self.best_iteration_ + 1) * per_round
-        return len(self.trees_)
+        start, end = (0, 0) if iteration_range is None else iteration_range
+        start, end = int(start), int(end)
+        if end == 0:
+            end = len(self.trees_) // per_round
+            if self.best_iteration_ is not None:
+                end = self.best_iteration_ + 1
+        if not 0 <= start <= end:
+            raise ValueError(
+                f"iteration_range={tuple(iteration_range)!r}: rounds start..end−1 need "
+                "0 ≤ start ≤ end (end 0: every round)"
+            )
+        return self.trees_[start * per_round : end * per_round]
 
     def decision_function(self, X, iteration_range=None):
         """The margin: base margin + Σ η·w of the leaves reached (log-odds for a binary
@@ -419,10 +427,10 @@ class _Boosting(_Base):
         K = self.loss_.n_outputs
         if K == 1:
             margin = np.full(len(X32), self.base_margin_, dtype=dtype)
-            margin = add_tree_values(self.trees_[: self._n_trees(iteration_range)], X32, margin)
+            margin = add_tree_values(self._trees_for(iteration_range), X32, margin)
             return margin.astype(np.float64)
         margin = np.tile(np.asarray(self.base_margin_, dtype=dtype), (len(X32), 1))  # (n, K)
-        for i, tree in enumerate(self.trees_[: self._n_trees(iteration_range)]):
+        for i, tree in enumerate(self._trees_for(iteration_range)):
             k = i % K  # XGBoost's order: round by round, one tree per class
             margin[:, k] = (margin[:, k] + tree.predict(X32).astype(dtype)).astype(dtype)
         return margin.astype(np.float64)

@@ -167,7 +167,7 @@ def _tree_dict(model, i, tree, prox):
 
 def _short_rule(tree, j):
     t = float(tree.threshold[j])
-    return format_rule(tree.feature_name(int(tree.feature[j])), float(f"{t:.4g}"))
+    return format_rule(tree.feature_name(int(tree.feature[j])), float(f"{t:.4g}"), tree.rule)
 
 
 def _split_table(trace, t, node, class_, split_rows):
