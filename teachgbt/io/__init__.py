@@ -166,7 +166,8 @@ def from_sklearn(model):
     GradientBoosting trees become ``algorithm="gbdt"`` trees: ``weight`` is the leaf's
     Newton step (not × the learning rate), ``value`` = η·weight, thresholds and rule as
     scikit-learn's (float32(x) ≤ t; HistGradientBoosting: x ≤ t in float64, NaN by
-    ``missing_go_to_left``), ``cover`` the (weighted) row counts, ``n`` the row counts and ``loss_chg``
+    ``missing_go_to_left``), ``cover`` the (weighted) row counts, ``n`` the row counts
+    and ``loss_chg``
     the drop in the residuals' squared error. For the regressor G = −Σ residual and H =
     Σ weights on every node; the classifier stores neither on leaves (NaN).
     HistGradientBoosting trees: ``value`` is the leaf value (× η), ``loss_chg`` its

@@ -19,7 +19,8 @@ softmax over two margins (two trees a round; ``predict_proba`` is LightGBM's).
 Thresholds are kept as written, with LightGBM's rule (``teachgbt.routing``): x ≤ t in
 float64, |x| ≤ 1e-35 read as 0, NaN read as 0 unless the split's missing type is NaN,
 and with missing type Zero (``zero_as_missing=true``) 0 routed as the missing value.
-A single-leaf tree is written with empty ``leaf_weight=``/``leaf_count=`` lines. ``multiclassova`` (K separate
+A single-leaf tree is written with empty ``leaf_weight=``/``leaf_count=`` lines.
+``multiclassova`` (K separate
 one-vs-all sigmoids, whose probabilities do not sum to 1) is refused: it is not softmax.
 """
 
