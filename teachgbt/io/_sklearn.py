@@ -3,15 +3,17 @@
 * ``GradientBoostingClassifier``/``Regressor`` (Friedman's GBDT, seed 004): each round is a
   squared-error regression tree on the residuals, ``estimators_[m, 0].tree_``, whose rule
   is ``x ≤ t`` (X compared in float32: the tree's rule ``sklearn-gb``). Leaf values are
-  the Newton step, *not* × the learning rate; the raw prediction is link(init) + η·Σ tree
-  outputs. Internal nodes hold the mean residual, so G = −Σ residual = −mean·n_w there; the regressor's leaves too
-  (its Newton step is the mean residual, and H = Σ weights). The classifier's leaves keep
-  only the step Σ residual / Σ p(1−p): their G and H are not stored (NaN).
+  the Newton step, *not* × the learning rate; the raw prediction is link(init) + η·Σ
+  tree outputs. Internal nodes hold the mean residual, so G = −Σ residual = −mean·n_w
+  there; the regressor's leaves too (its Newton step is the mean residual, and H = Σ
+  weights). The classifier's leaves keep only the step Σ residual / Σ p(1−p): their G
+  and H are not stored (NaN).
 * ``HistGradientBoostingClassifier``/``Regressor``: the private ``_predictors[m][0].nodes``
   (``x ≤ num_threshold`` in float64, NaN by ``missing_go_to_left``: rule
   ``sklearn-hist``); leaf values × η, split values not (the root's is 0); ``gain`` is
-  loss_chg (no ½). Hessian sums are not stored: H is known for the squared-error regressor only, where every h is 1 (H = n, unit sample
-  weights assumed), and then G = −w*·(H+λ) on leaves and sums of them on splits.
+  loss_chg (no ½). Hessian sums are not stored: H is known for the squared-error
+  regressor only, where every h is 1 (H = n, unit sample weights assumed), and then
+  G = −w*·(H+λ) on leaves and sums of them on splits.
 * K ≥ 3 classes (multinomial log loss): round m, class k is ``estimators_[m, k]`` /
   ``_predictors[m][k]``, in the order teachgbt keeps (round by round, one tree per class).
   GradientBoosting's start is ``_raw_predict_init``: the log class priors, centred
