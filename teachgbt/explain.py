@@ -396,8 +396,7 @@ def prediction(model, x, precision=3, iteration_range=None):
     _check(model)
     p = precision
     v = check_instance(x, getattr(model, "feature_names_in_", None), model.n_features_in_)
-    n_trees = len(model.trees_) if iteration_range is None else int(iteration_range[1])
-    trees = model.trees_[:n_trees]
+    trees = model._trees_for(iteration_range)  # XGBoost's iteration_range, as predict reads it
     clf = _is_clf(model)
     if np.ndim(model.base_margin_) > 0:
         raise ValueError(
@@ -447,7 +446,7 @@ def prediction(model, x, precision=3, iteration_range=None):
             f"tree {k}: {route} → leaf {lf}: η·w* = {_r(tree.learning_rate, 6)} × "
             f"{_n(w, p)} = {_r(val, p)}"
         )
-    margin = float(model.decision_function(v.reshape(1, -1), iteration_range=(0, n_trees))[0])
+    margin = float(model.decision_function(v.reshape(1, -1), iteration_range=iteration_range)[0])
     terms = " + ".join(_n(a, p) for a in adds)
     if adds:
         lines.append(

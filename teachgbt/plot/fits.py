@@ -47,7 +47,9 @@ def _steps(model, x, k):
     thr = thr[(thr > lo - pad) & (thr < hi + pad)]
     left = np.concatenate([[lo - pad], thr])
     Xg = _as_model_input(model, left)
-    if _is_classifier(model):
+    if k == 0:  # base_score alone (iteration_range=(0, 0) would mean every round, as in XGBoost)
+        v = np.full(len(Xg), float(model.base_score_))
+    elif _is_classifier(model):
         v = model.predict_proba(Xg, iteration_range=(0, k))[:, 1]
     else:
         v = model.predict(Xg, iteration_range=(0, k))
