@@ -392,11 +392,7 @@ def lightgbm_source(model, **given):
         if kind != "lightgbm":
             raise ValueError(f"{os.fspath(model)} is a {kind} model, not a LightGBM model")
         imp = read_lightgbm(text, f"model file {os.fspath(model)}", **given)
-        try:
-            import lightgbm
-        except ImportError:
-            return imp, None
-        return imp, _margin(lightgbm.Booster(model_str=text))
+        return imp, _file_margin(text)
     classes = None
     if hasattr(model, "booster_"):  # LGBMClassifier / LGBMRegressor
         if getattr(model, "classes_", None) is not None:
@@ -412,6 +408,28 @@ def lightgbm_source(model, **given):
         )
     imp = read_lightgbm(model.model_to_string(), source, classes=classes, **given)
     return imp, _margin(model)
+
+
+def _file_margin(text):
+    """LightGBM's margins for a model text teachgbt has read, when LightGBM is installed.
+
+    The ``tree_sizes`` line is left out: with it LightGBM parses the trees in parallel
+    threads, where a damaged tree ends the process instead of raising an error."""
+    try:
+        import lightgbm
+    except ImportError:
+        return None
+    kept = "\n".join(ln for ln in text.splitlines() if not ln.startswith("tree_sizes="))
+    try:
+        booster = lightgbm.Booster(model_str=kept)
+    except Exception as e:  # teachgbt read the file; the check against LightGBM is extra
+        warnings.warn(
+            f"LightGBM could not read this model file to check the import ({e})",
+            ImportAssumptionWarning,
+            stacklevel=4,
+        )
+        return None
+    return _margin(booster)
 
 
 def _margin(booster):

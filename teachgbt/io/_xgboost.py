@@ -27,10 +27,11 @@ from __future__ import annotations
 import json
 import math
 import os
+import warnings
 
 import numpy as np
 
-from ._common import Imported, make_tree, multiclass_order, unknown_count
+from ._common import ImportAssumptionWarning, Imported, make_tree, multiclass_order, unknown_count
 from ._common import warn_assumed as _warn_assumed
 
 __all__ = ["read_xgboost", "XGB_DEFAULTS"]
@@ -313,7 +314,15 @@ def _file_margin(path, imp, missing):
         import xgboost
     except ImportError:
         return None
-    booster = xgboost.Booster(model_file=os.fspath(path))
+    try:
+        booster = xgboost.Booster(model_file=os.fspath(path))
+    except Exception as e:  # teachgbt read the file; the check against XGBoost is extra
+        warnings.warn(
+            f"XGBoost could not read this model file to check the import ({e})",
+            ImportAssumptionWarning,
+            stacklevel=4,
+        )
+        return None
     return _booster_margin(booster, imp, missing)
 
 
