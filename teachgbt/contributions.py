@@ -68,23 +68,24 @@ def expected_values(tree):
     return mean
 
 
-def _goes_left(tree, node, x):
-    """Whether the row ``x`` (prepared by ``tree.prepare``) goes left at ``node``."""
-    T = routing.cut_points(tree.rule, tree.threshold[node])
-    return bool(routing.goes_left(x[tree.feature[node]], T, tree.default_left[node]))
-
-
 def expected_value_given(tree, x, known, node=0):
-    """The tree's expected prediction for ``x`` (prepared by ``tree.prepare``) when only
-    the features in ``known`` are known: at a split on a known feature follow ``x``; on
-    an unknown one, take both children, weighted by their share of the node's cover."""
+    """The tree's expected prediction for the row ``x`` when only the features in
+    ``known`` are known: at a split on a known feature follow ``x``; on an unknown one,
+    take both children, weighted by their share of the node's cover."""
+    x = tree.prepare(np.asarray(x, dtype=np.float64).reshape(1, -1))[0]
+    return _expected_given(tree, x, known, node, routing.cut_points(tree.rule, tree.threshold))
+
+
+def _expected_given(tree, x, known, node, T):
+    """``expected_value_given`` for a row already prepared; T: the cut points."""
     if tree.feature[node] < 0:
         return float(tree.value[node])
     f, L, R = int(tree.feature[node]), int(tree.left[node]), int(tree.right[node])
     if f in known:
-        return expected_value_given(tree, x, known, L if _goes_left(tree, node, x) else R)
-    left = expected_value_given(tree, x, known, L)
-    right = expected_value_given(tree, x, known, R)
+        left = routing.goes_left(x[f], T[node], tree.default_left[node])
+        return _expected_given(tree, x, known, L if left else R, T)
+    left = _expected_given(tree, x, known, L, T)
+    right = _expected_given(tree, x, known, R, T)
     return (tree.cover[L] * left + tree.cover[R] * right) / tree.cover[node]
 
 
@@ -97,6 +98,7 @@ def shapley_values(tree, x):
     Returns (φ as an array over all features, the bias v(∅)).
     """
     x = tree.prepare(np.asarray(x, dtype=np.float64).reshape(1, -1))[0]
+    T = routing.cut_points(tree.rule, tree.threshold)
     used = sorted({int(f) for f in tree.feature[~tree.is_leaf]})
     M = len(used)
     if M > MAX_ENUMERATED_FEATURES:
@@ -107,7 +109,7 @@ def shapley_values(tree, x):
     v = {}
     for size in range(M + 1):
         for S in combinations(used, size):
-            v[S] = expected_value_given(tree, x, set(S))
+            v[S] = _expected_given(tree, x, set(S), 0, T)
     phi = np.zeros(tree.n_features)
     for j in used:
         others = [f for f in used if f != j]

@@ -167,6 +167,12 @@ class Tree:
             node = np.where(go_left, left[node], right[node])
         return node
 
+    def goes_left(self, node, x):
+        """Whether the row ``x`` goes left at split ``node`` (missing: ``default_left``)."""
+        x = self.prepare(np.asarray(x, dtype=np.float64).reshape(1, -1))[0]
+        T = routing.cut_points(self.rule, self.threshold[node])
+        return bool(routing.goes_left(x[self.feature[node]], T, self.default_left[node]))
+
     def predict(self, X):
         """What this tree adds to the margin: the ``value`` of the leaf each row reaches."""
         return self.value[self.apply(X)]
