@@ -205,7 +205,8 @@ class _Boosting(_Base):
                     )
                 X = X[[c for c in X.columns if str(c) in expected]]
                 X = X[sorted(X.columns, key=lambda c: expected.index(str(c)))]
-        X32, _ = V.check_X(X, what, dtype=routing.input_dtype(self.trees_))
+        trees = self.trees_
+        X32, _ = V.check_X(X, what, routing.input_dtype(trees), routing.takes_beyond_float32(trees))
         if X32.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"{what} has {X32.shape[1]} features, but {type(self).__name__} is expecting "

@@ -40,6 +40,7 @@ __all__ = [
     "DEFAULT_RULE",
     "rule_of",
     "input_dtype",
+    "takes_beyond_float32",
     "cut_points",
     "prepare",
     "goes_left",
@@ -52,6 +53,9 @@ class Rule:
     op: str  # how the rule is written: "<" or "≤"
     dtype: type  # the precision the library compares inputs in
     zero_band: bool = False  # LightGBM: |x| ≤ 1e-35 reads as 0
+    # the library predicts for finite inputs beyond float32 (XGBoost reads 1e300 as
+    # float32 inf, which goes right); scikit-learn's trees refuse them
+    beyond_float32: bool = True
 
 
 RULES = {
@@ -60,7 +64,7 @@ RULES = {
         Rule("xgboost", "<", np.float32),
         Rule("lightgbm", "≤", np.float64, zero_band=True),
         Rule("sklearn-hist", "≤", np.float64),
-        Rule("sklearn-gb", "≤", np.float32),
+        Rule("sklearn-gb", "≤", np.float32, beyond_float32=False),
     )
 }
 DEFAULT_RULE = "xgboost"  # teachgbt's own trees compare as XGBoost does
@@ -82,6 +86,11 @@ def input_dtype(trees):
     compares float64 values (so 1e300 is a number there), else float32."""
     wide = any(rule_of(tree.rule).dtype == np.float64 for tree in trees)
     return np.float64 if wide else np.float32
+
+
+def takes_beyond_float32(trees):
+    """Whether every tree's library predicts for finite inputs beyond float32."""
+    return all(rule_of(tree.rule).beyond_float32 for tree in trees)
 
 
 def cut_points(rule, threshold):

@@ -307,13 +307,25 @@ def test_gradient_boosting_custom_init_refused_by_name():
     assert worst_gap(model.decision_function(X), est.predict(X)) <= REL_TOL
 
 
-def test_values_beyond_float32_refused_only_where_the_library_compares_float32():
+def test_values_beyond_float32_taken_where_the_library_takes_them():
+    import pandas as pd
+
     X, y = _data("regression", nan=False)
-    xgb_model = _quiet(tg.from_xgboost, xgb.XGBRegressor(n_estimators=2, n_jobs=1).fit(X, y))
-    big = X[:1].copy()
-    big[0, 0] = 1e300
-    with pytest.raises(ValueError, match="too large for float32"):
-        xgb_model.predict(big)
+    big = np.tile(X[:1], (3, 1))
+    big[:, 0] = BEYOND_FLOAT32
+    xgb_est = xgb.XGBRegressor(n_estimators=3, n_jobs=1).fit(X, y)
+    xgb_model = _quiet(tg.from_xgboost, xgb_est)  # XGBoost reads 1e300 as float32 inf
+    for rows in (big, pd.DataFrame(big)):
+        assert worst_gap(xgb_model.predict(rows), xgb_est.predict(big)) <= REL_TOL
+    own = tg.BoostingRegressor(n_estimators=3).fit(X, y)
+    assert np.isfinite(own.predict(big)).all()
     est = lgb.LGBMRegressor(n_estimators=2, verbose=-1, n_jobs=1).fit(X, y)
     lgb_model = _quiet(tg.from_lightgbm, est)
     assert worst_gap(lgb_model.predict(big), est.predict(big)) <= REL_TOL
+    gb = _quiet(tg.from_sklearn, ensemble.GradientBoostingRegressor(n_estimators=2).fit(X, y))
+    with pytest.raises(ValueError, match="too large for float32"):  # as scikit-learn refuses
+        gb.predict(big)
+    with pytest.raises(ValueError, match="too large for float32"):  # training still refuses
+        tg.BoostingRegressor(n_estimators=1).fit(big, y[:3])
+    with pytest.raises(ValueError, match="infinite value"):
+        xgb_model.predict(np.where(big == 1e300, np.inf, big))
