@@ -329,3 +329,27 @@ def test_values_beyond_float32_taken_where_the_library_takes_them():
         tg.BoostingRegressor(n_estimators=1).fit(big, y[:3])
     with pytest.raises(ValueError, match="infinite value"):
         xgb_model.predict(np.where(big == 1e300, np.inf, big))
+
+
+@pytest.mark.parametrize("route", ["live", "file"])
+def test_self_check_runs_for_files_and_reports_the_worst_gap(route, tmp_path, monkeypatch):
+    """With the old routing (every rule read as float32 x < t) the check must notice, on
+    the probe rows, for a file as for a live model, and say the worst gap it saw."""
+    import re
+
+    from teachgbt import routing
+
+    X, y = _data("binary")
+    est = lgb.LGBMClassifier(n_estimators=10, num_leaves=8, verbose=-1, n_jobs=1).fit(X, y)
+    source = est
+    if route == "file":
+        source = tmp_path / "m.txt"
+        est.booster_.save_model(source)
+    float32_lt = routing.RULES["xgboost"]
+    monkeypatch.setitem(routing.RULES, "lightgbm", float32_lt)
+    with pytest.warns(tg.io.ImportAssumptionWarning, match="differ from LightGBM's own") as w:
+        model = tg.from_lightgbm(source)
+    said = float(re.search(r"by up to ([0-9.e+-]+)", str(w[0].message)).group(1))
+    P = tg.io._common.probe_rows(model.trees_, model.n_features_in_)
+    gap = worst_gap(model.decision_function(P), est.booster_.predict(P, raw_score=True))
+    assert said == pytest.approx(gap, rel=1e-2) and gap > 1e-3
