@@ -21,7 +21,7 @@ import base64
 import numpy as np
 import pandas as pd
 
-from .. import explain
+from .. import explain, routing
 from .._format import format_number, format_rule, format_threshold, split_rule
 from .._validation import check_is_fitted
 from ..tree import as_float32_matrix
@@ -102,7 +102,8 @@ def _feature_matrix(model, X):
         if missing:
             raise ValueError(f"X lacks the model's feature columns {missing}")
         X = X[list(names)]
-    return as_float32_matrix(X, model.n_features_in_)
+    # in the precision the model's trees compare (float64 for LightGBM, HistGradientBoosting)
+    return as_float32_matrix(X, model.n_features_in_, dtype=routing.input_dtype(model.trees_))
 
 
 def _same_data(a, b):
