@@ -140,7 +140,8 @@ class Tree:
     @property
     def _input_key(self):
         """Trees with the same key read X the same way (one prepared X serves them all)."""
-        return (self.rule, self.missing, self.zero_missing)
+        missing = None if np.isnan(self.missing) else self.missing  # NaN != NaN
+        return (self.rule, missing, self.zero_missing)
 
     def prepare(self, X):
         """X as this tree's library reads it before comparing (``teachgbt.routing.prepare``)."""
