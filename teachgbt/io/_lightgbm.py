@@ -121,11 +121,12 @@ def _zero_missing_features(trees):
     """The features that some split reads with missing type Zero (zero_as_missing): on
     them 0 (and NaN, read as 0) is the missing value."""
     out = set()
-    for t in trees:
-        if int(t.get("num_leaves", 1)) > 1:
-            dt = np.array(t["decision_type"].split(), dtype=np.int64)
-            feature = np.array(t["split_feature"].split(), dtype=np.int64)
-            out.update(int(j) for j in feature[((dt >> 2) & 3) == _MISSING_ZERO])
+    for k, t in enumerate(trees):
+        if t.get("num_leaves", "").strip() == "1":  # no split
+            continue
+        dt = _numbers(t, "decision_type", k, np.int64)
+        feature = _numbers(t, "split_feature", k, np.int64, len(dt))
+        out.update(int(j) for j in feature[((dt >> 2) & 3) == _MISSING_ZERO])
     return tuple(sorted(out))
 
 
