@@ -411,18 +411,52 @@ def lightgbm_source(model, **given):
     return imp, _margin(model)
 
 
-def _file_margin(text):
-    """LightGBM's margins for a model text teachgbt has read, when LightGBM is installed.
+_CANONICAL_OBJECTIVE = {
+    "binary": "binary sigmoid:1",
+    "regression": "regression",
+    "multiclass": "multiclass num_class:{K}",
+}
+_INT_KEYS = ("split_feature", "decision_type", "left_child", "right_child", "leaf_count",
+             "internal_count")  # fmt: skip
+_FLOAT_KEYS = ("split_gain", "threshold", "leaf_value", "leaf_weight", "internal_weight")
 
-    The ``tree_sizes`` line is left out: with it LightGBM parses the trees in parallel
-    threads, where a damaged tree ends the process instead of raising an error."""
+
+def _checked_text(text):
+    """The model text rebuilt from what ``read_lightgbm`` validated, for LightGBM itself
+    to read: every number re-written from its parsed value (exact for floats), only the
+    fields prediction needs. LightGBM's own parser must never see a damaged file: it can
+    end the process (a crash, not an error) on one that teachgbt's reader accepts."""
+    header, trees, _ = _sections(text)
+    K = int(header.get("num_tree_per_iteration", 1))
+    name = header["objective"].split()[0]
+    name = "multiclass" if name == "softmax" else name
+    n_features = int(header.get("max_feature_idx", -1)) + 1
+    lines = ["tree", "version=v4", f"num_class={K}", f"num_tree_per_iteration={K}",
+             "label_index=0", f"max_feature_idx={n_features - 1}",
+             f"objective={_CANONICAL_OBJECTIVE[name].format(K=K)}",
+             "feature_names=" + " ".join(f"Column_{j}" for j in range(n_features)),
+             "feature_infos=" + " ".join(["none"] * n_features), ""]  # fmt: skip
+    for k, t in enumerate(trees):
+        L = int(_numbers(t, "num_leaves", k, np.int64)[0])
+        lines += [f"Tree={k}", f"num_leaves={L}", "num_cat=0"]
+        for key in _INT_KEYS + _FLOAT_KEYS:
+            if L == 1 and key != "leaf_value":  # a single leaf: no split, no statistics needed
+                continue
+            values = _numbers(t, key, k, np.int64 if key in _INT_KEYS else np.float64)
+            lines.append(f"{key}=" + " ".join(repr(v.item()) for v in values))
+        lines += [f"shrinkage={float(t.get('shrinkage', 1))!r}", ""]
+    return "\n".join(lines + ["end of trees", ""])
+
+
+def _file_margin(text):
+    """LightGBM's margins for a model text teachgbt has read, when LightGBM is installed
+    (read from ``_checked_text``, never from the file itself)."""
     try:
         import lightgbm
     except ImportError:
         return None
-    kept = "\n".join(ln for ln in text.splitlines() if not ln.startswith("tree_sizes="))
     try:
-        booster = lightgbm.Booster(model_str=kept)
+        booster = lightgbm.Booster(model_str=_checked_text(text))
     except Exception as e:  # teachgbt read the file; the check against LightGBM is extra
         warnings.warn(
             f"LightGBM could not read this model file to check the import ({e})",
