@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._format import format_number
 from .explanation import Explanation, Line
 from .explanation import tex_text as _inside_text
-from ._format import format_number
 from .losses import sigmoid
 
 STRICT_ENV = "TEACHGBT_CHECK_STRICT"

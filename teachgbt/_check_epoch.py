@@ -10,8 +10,8 @@ import numpy as np
 
 from . import explain
 from ._check_core import bracket, div, hand_leaf, line, result, round2, tex_text
-from .explanation import Explanation
 from ._format import format_number, split_rule
+from .explanation import Explanation
 from .losses import sigmoid
 
 COLUMN = re.compile(r"^ep_(\d+)_(pre|prob|residual|leaf_index|leaf_output)$")

@@ -380,7 +380,7 @@ def contribution(
     if method == "path":
         mean, node, lines = C.expected_values(t), 0, []
         while t.feature[node] >= 0:
-            left = C._goes_left(t, node, v[t.feature[node]])
+            left = t.goes_left(node, v)
             child = int(t.left[node] if left else t.right[node])
             if t.feature[node] == j:
                 lines.append(("", f"node {node} → {child}: {fmt(mean[child])} − {fmt(mean[node])}"))

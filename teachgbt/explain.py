@@ -26,7 +26,6 @@ from .explanation import (
     number,
     split_gain_steps,
     structure_score_steps,
-    tex_text,
 )
 from .losses import sigmoid, softmax
 
@@ -282,7 +281,7 @@ def prediction(model, x, precision=3, iteration_range=None, *, class_=None):
             ans = "yes" if b == int(tree.left[a]) else "no"
             shown = "missing" if np.isnan(val) else format_number(val, 6)
             value_of = f"{tree.feature_name(f)} = {shown}"
-            steps.append(f"{format_rule(value_of, tree.threshold[a])}? {ans}")
+            steps.append(f"{format_rule(value_of, tree.threshold[a], tree.rule)}? {ans}")
         lf = path[-1]
         w, val = float(tree.weight[lf]), float(tree.value[lf])
         adds.append(val)

@@ -21,7 +21,7 @@ import base64
 import numpy as np
 import pandas as pd
 
-from .. import explain
+from .. import explain, routing
 from .._format import format_number, format_rule, format_threshold, split_rule
 from .._validation import check_is_fitted
 from ..tree import as_float32_matrix
@@ -95,7 +95,8 @@ def _feature_matrix(model, X):
         if missing:
             raise ValueError(f"X lacks the model's feature columns {missing}")
         X = X[list(names)]
-    return as_float32_matrix(X, model.n_features_in_)
+    # in the precision the model's trees compare (float64 for LightGBM, HistGradientBoosting)
+    return as_float32_matrix(X, model.n_features_in_, dtype=routing.input_dtype(model.trees_))
 
 
 def _same_data(a, b):
@@ -161,7 +162,7 @@ def _tree_dict(model, tree, prox):
 
 def _short_rule(tree, j):
     t = float(tree.threshold[j])
-    return format_rule(tree.feature_name(int(tree.feature[j])), float(f"{t:.4g}"))
+    return format_rule(tree.feature_name(int(tree.feature[j])), float(f"{t:.4g}"), tree.rule)
 
 
 def _split_table(trace, t, node, class_, split_rows):
