@@ -279,7 +279,8 @@ final = {}
 for nu in (1.0, 0.3, 0.1):
     m = tg.BoostingRegressor(algorithm="gbdt", n_estimators=30, learning_rate=nu, max_depth=1)
     m.fit(Xt, y)
-    loss = [0.5 * np.mean((y - m.predict(Xt, iteration_range=(0, k))) ** 2) for k in range(31)]
+    ep = m.trace_.epochs()  # ep_k_pre: the prediction after k rounds (k = 0: F0)
+    loss = [0.5 * np.mean((y - ep[f"ep_{k}_pre"]) ** 2) for k in range(31)]
     ax.plot(loss, label=f"ν = {nu}")
     final[nu] = loss[-1]
 ax.set(xlabel="rounds", ylabel="½·mean squared error", yscale="log", title="shrinkage")
