@@ -28,7 +28,7 @@
 # | Objective = training loss + regularization (000; 002 "Objective function") | compute the square loss, the logistic loss, and the L2 and L1 penalties of Θ |
 # | The step-function picture (000) | fit steps to points over time; compare a wiggly, a too-simple and a regularized fit |
 # | Bias–variance trade-off (000) | measure each fit on fresh data from the same process |
-# | Exercises | a square loss, a logistic loss, the complexity of a tree, checked by `tg.check` |
+# | Exercises | a square loss, a logistic loss, the complexity of a tree and a why-question, checked by `tg.check` |
 #
 # Lesson 2 moves on to trees and ensembles. Every number the text states is checked by an
 # `assert` in a cell, so the text stays true.
@@ -39,6 +39,10 @@ import numpy as np
 import pandas as pd
 
 import teachgbt as tg
+
+# Your own numbers for the exercises: put your student id here (any name or number), or
+# leave None for the numbers the lesson ships with.
+STUDENT = None
 
 # %% [markdown]
 # ## 1. Model and parameters
@@ -198,31 +202,44 @@ assert table.loc[wiggly, "steps"] > table.loc[regularized, "steps"] > table.loc[
 #
 # ## 5. Your turn
 #
-# Replace each `None` with your number and run the cell; `tg.check` says whether it is right
-# and, if not, what likely went wrong, with the worked solution.
+# Each exercise prints its numbers (yours, if you set `STUDENT` at the top). Replace `None`
+# with your answer and run the cell: a wrong answer gets the likely slip or a hint, and you
+# try again; `reveal=True` in the `check` call shows the value and the worked solution.
 #
-# **Exercise 1.1.** The square loss $\sum_i (y_i - \hat y_i)^2$ of three predictions
-# ŷ = (2.5, 1, 3) of the targets y = (3, 1, 2).
+# **Exercise 1.1.** A square loss $\sum_i (y_i - \hat y_i)^2$.
+
+# %%
+sheet = tg.exercises.sheet(1, student=STUDENT)
+print(sheet["1.1"].prompt)
 
 # %%
 my_square_loss = None  # ← your answer
-tg.check.loss(my_square_loss, y=[3, 1, 2], y_hat=[2.5, 1, 3], kind="square")
+sheet["1.1"].check(my_square_loss)
 
 # %% [markdown]
-# **Exercise 1.2.** The logistic loss of one instance with label y = 1 and score ŷ = 0 (the
-# model is undecided: σ(0) = ½). Use the natural logarithm.
+# **Exercise 1.2.** A logistic loss, with the natural logarithm.
 
 # %%
+print(sheet["1.2"].prompt)
 my_logistic_loss = None  # ← your answer
-tg.check.loss(my_logistic_loss, y=[1], y_hat=[0.0], kind="logistic")
+sheet["1.2"].check(my_logistic_loss)
 
 # %% [markdown]
-# **Exercise 1.3.** A one-split tree (a stump) has leaf scores 1 and 3. Its complexity, with
-# seed 000's $\Omega(f) = \gamma T + \tfrac12\lambda\sum_j w_j^2$, for γ = 0.5 and λ = 1?
+# **Exercise 1.3.** The complexity of a tree, seed 000's
+# $\Omega(f) = \gamma T + \tfrac12\lambda\sum_j w_j^2$.
 
 # %%
+print(sheet["1.3"].prompt)
 my_omega = None  # ← your answer
-tg.check.complexity(my_omega, w=[1.0, 3.0], reg_lambda=1.0, gamma=0.5)
+sheet["1.3"].check(my_omega)
+
+# %% [markdown]
+# **Why?** Answer with a letter.
+
+# %%
+print(sheet["1.4"].prompt)
+my_why = None  # ← your answer
+sheet["1.4"].check(my_why)
 
 # %% [markdown]
 # ## What you have seen

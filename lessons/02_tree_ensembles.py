@@ -16,7 +16,7 @@
 #
 # **Goals.** By the end you can write a regression tree (CART) by hand as rules with a score
 # on every leaf, add the scores of several trees into one prediction, and explain why a
-# random forest and a boosted model are *the same model* trained two different ways.
+# forest of trees and a boosted model are *the same model* trained two different ways.
 #
 # This lesson follows the "Tree Ensemble" section of seed 000 (*Introduction to Boosted
 # Trees*):
@@ -26,8 +26,8 @@
 # | "a CART that classifies if someone will like computer games" | write the tutorial's first tree with `tg.Tree.from_rules` and draw it |
 # | "an example of tree ensemble of two trees" (the TwoCART picture) | write the second tree, draw both, add their scores: the boy 2 + 0.9 = 2.9, the grandpa −1 − 0.9 = −1.9 |
 # | ŷ_i = Σ_k f_k(x_i), f_k ∈ F; obj = Σ l + Σ Ω(f_k) | evaluate the sum for the whole family |
-# | "what is the model of random forest? It is exactly tree ensembles!" | grow a random forest and a boosted ensemble; predict with both through one function |
-# | Exercises | the scores of two family members, checked by `tg.check` |
+# | "what is the model of random forest? It is exactly tree ensembles!" | grow a bagged forest and a boosted ensemble; predict with both through one function |
+# | Exercises | the scores of two family members, and a why-question, checked by `tg.check` |
 
 # %%
 import matplotlib.pyplot as plt
@@ -35,6 +35,10 @@ import numpy as np
 import pandas as pd
 
 import teachgbt as tg
+
+# Your own numbers for the exercises: put your student id here (any name or number), or
+# leave None for the numbers the lesson ships with.
+STUDENT = None
 
 # %% [markdown]
 # ## 1. A CART: rules, and a score on each leaf
@@ -54,6 +58,7 @@ tree_1 = tg.Tree.from_rules(
     feature_names=features,
 )
 tree_1.plot()
+plt.show()
 
 # %% [markdown]
 # The family of the tutorial's picture: a boy, a girl, their mom, grandpa and grandma. The
@@ -88,6 +93,7 @@ tree_1.plot(ax=axes[0])
 axes[0].set_title("tree 1")
 tree_2.plot(ax=axes[1])
 axes[1].set_title("tree 2")
+plt.show()
 
 # %% [markdown]
 # The ensemble predicts $\hat y_i = \sum_{k=1}^K f_k(x_i)$, here with $K = 2$:
@@ -95,7 +101,7 @@ axes[1].set_title("tree 2")
 # %%
 scores = family.assign(f_1=tree_1.predict(family), f_2=tree_2.predict(family))
 scores["ŷ = f_1 + f_2"] = scores["f_1"] + scores["f_2"]
-scores.round(3)
+scores.loc[["boy", "grandpa"]].round(3)  # the others are your exercises
 
 # %%
 assert abs(scores.at["boy", "ŷ = f_1 + f_2"] - 2.9) < 1e-9  # 2 + 0.9
@@ -116,7 +122,7 @@ assert abs(scores.at["grandpa", "ŷ = f_1 + f_2"] - (-1.9)) < 1e-9  # −1 − 0
 # ## 3. Random forests and boosting: one model
 #
 # "What is the model of random forest? It is exactly tree ensembles!" A prediction service
-# for tree ensembles needs one function, and it serves both kinds:
+# for tree ensembles needs one function, and it serves every kind:
 
 
 # %%
@@ -131,9 +137,10 @@ assert np.allclose(predict_ensemble([tree_1, tree_2], family), scores["ŷ = f_1 
 # Now a larger family of 200 with a noisy "likes computer games" score, and two ways of
 # *training* an ensemble of 20 trees on it:
 #
-# * a **random forest**: 20 independent trees, each grown on its own random 70 % of the rows
-#   and fitted to the target itself; the forest averages them, which is a sum of trees whose
-#   scores are divided by 20;
+# * **subsampled bagging**: 20 independent trees, each grown on its own random 70 % of the
+#   rows and fitted to the target itself; the forest averages them, which is a sum of trees
+#   whose scores are divided by 20. (A *random forest* would also draw a random subset of
+#   the features at every split; lesson 8 has one. The model is the same sum of trees.)
 # * **boosting**: 20 trees grown one after another, each fitted to what the trees before it
 #   still get wrong (lesson 3 says exactly how).
 
@@ -168,7 +175,7 @@ print(type(forest[0]).__name__, len(forest), "trees in the forest;",
 pred_forest = predict_ensemble(forest, people)
 pred_boosted = predict_ensemble(boosted.trees_, people)
 assert np.allclose(pred_boosted, boosted.predict(people))
-for name, pred in [("random forest", pred_forest), ("boosting", pred_boosted)]:
+for name, pred in [("bagging", pred_forest), ("boosting", pred_boosted)]:
     print(f"{name:14s} training MSE {np.mean((likes - pred) ** 2):.3f}")
 side_by_side = pd.DataFrame(
     {
@@ -179,7 +186,7 @@ side_by_side = pd.DataFrame(
 )
 assert (side_by_side["forest"] - side_by_side["two trees"]).abs().max() < 0.5
 assert (side_by_side["boosted"] - side_by_side["two trees"]).abs().max() < 0.5
-side_by_side.round(2)
+side_by_side.loc[["boy", "grandpa", "grandma"]].round(2)
 
 # %% [markdown]
 # Both are lists of the same `tg.Tree` objects and one function predicts with both: the
@@ -191,9 +198,10 @@ side_by_side.round(2)
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(13, 4.5), layout="constrained")
 forest[0].plot(ax=axes[0], fields=["n", "value"])
-axes[0].set_title("random forest, tree 1 of 20 (scores ÷ 20)")
+axes[0].set_title("bagging, tree 1 of 20 (scores ÷ 20)")
 boosted.trees_[0].plot(ax=axes[1], fields=["n", "value"])
 axes[1].set_title("boosting, tree 1 of 20 (scores × 0.3)")
+plt.show()
 
 # %% [markdown]
 # (Majority votes and the other kinds of ensembles — bagging, boosting, stacking — are
@@ -201,19 +209,33 @@ axes[1].set_title("boosting, tree 1 of 20 (scores × 0.3)")
 #
 # ## 4. Your turn
 #
-# **Exercise 2.1.** What does the two-tree ensemble of section 2 predict for the girl (age
-# 8, not male, does not use a computer daily)? Work it out from the two pictures.
+# Each exercise prints its numbers (yours, if you set `STUDENT` at the top). A wrong answer
+# gets the likely slip or a hint; `reveal=True` in the `check` call shows the solution.
+#
+# **Exercise 2.1.** What does a two-tree ensemble predict for one person? Work it out from
+# the trees' rules, as from the two pictures of section 2.
 
 # %%
+sheet = tg.exercises.sheet(2, student=STUDENT)
+print(sheet["2.1"].prompt)
 my_girl_score = None  # ← your answer
-tg.check.prediction(my_girl_score, [tree_1, tree_2], family.loc[["girl"]])
+sheet["2.1"].check(my_girl_score)
 
 # %% [markdown]
-# **Exercise 2.2.** And for the mom (age 38, not male, uses a computer daily)?
+# **Exercise 2.2.** And for another?
 
 # %%
+print(sheet["2.2"].prompt)
 my_mom_score = None  # ← your answer
-tg.check.prediction(my_mom_score, [tree_1, tree_2], family.loc[["mom"]])
+sheet["2.2"].check(my_mom_score)
+
+# %% [markdown]
+# **Why?** Answer with a letter.
+
+# %%
+print(sheet["2.3"].prompt)
+my_why = None  # ← your answer
+sheet["2.3"].check(my_why)
 
 # %% [markdown]
 # ## What you have seen
@@ -221,8 +243,8 @@ tg.check.prediction(my_mom_score, [tree_1, tree_2], family.loc[["mom"]])
 # * A CART is rules plus a score on every leaf; `tg.Tree.from_rules` writes one by hand.
 # * An ensemble predicts the sum of its trees' scores: 2 + 0.9 = 2.9 for the boy,
 #   −1 − 0.9 = −1.9 for the grandpa.
-# * A random forest and a boosted model are both sums of trees; they differ only in how the
-#   trees are trained.
+# * A forest (bagged, or a random forest) and a boosted model are both sums of trees; they
+#   differ only in how the trees are trained.
 #
 # Next: lesson 3, how boosting trains its trees — additive training.
 

@@ -25,10 +25,10 @@
 # | Additive training: ŷ⁽⁰⁾ = 0, ŷ⁽ᵗ⁾ = ŷ⁽ᵗ⁻¹⁾ + f_t(x) (seed 000; 002 "Additive training") | check the update row by row in the epoch table |
 # | Forward stagewise additive modeling, optimization in function space, the line search (seed 003) | fit a tree to the negative gradient, then search the step α along it, for two losses |
 # | Taylor expansion to second order, g_i and h_i (000; 001; 002 "Taylor expansion approximation") | draw a loss and its first- and second-order approximations |
-# | "think of square loss": g = 2(ŷ − y), h = 2 (002) against XGBoost's ŷ − y, 1 | train with both conventions and see the same trees once λ is halved |
+# | "think of square loss": g = 2(ŷ − y), h = 2 (000 and 002 write (y − ŷ)²) against XGBoost's ŷ − y, 1 | train with both conventions and see the same trees once λ is halved |
 # | logistic loss: g = p − y, h = p(1 − p) | read them in the trace |
 # | "it only depends on g_i and h_i … customization of loss functions" (000; 003 "XGBoost") | train with a loss of your own, given as a function returning (g, h) |
-# | Exercises | g and h by hand, and one round's update with shrinkage |
+# | Exercises | g and h by hand, one round's update with shrinkage, and a why-question |
 
 # %%
 import matplotlib.pyplot as plt
@@ -36,6 +36,10 @@ import numpy as np
 import pandas as pd
 
 import teachgbt as tg
+
+# Your own numbers for the exercises: put your student id here (any name or number), or
+# leave None for the numbers the lesson ships with.
+STUDENT = None
 
 # %% [markdown]
 # ## 1. Additive training
@@ -163,10 +167,10 @@ assert 2.5 < alpha_logistic < alphas[-1]
 #
 # and minimises the quadratic: the step then carries its own length, −g/h for one instance
 # (lesson 4 does it per leaf). For the logistic loss of one instance with y = 1 at
-# ŷ = ln 2 (p = 2/3):
+# ŷ = ln 3 (p = 3/4):
 
 # %%
-y1, m0 = 1.0, np.log(2)
+y1, m0 = 1.0, np.log(3)
 p = 1 / (1 + np.exp(-m0))
 g, h = p - y1, p * (1 - p)
 f = np.linspace(-3, 5, 161)
@@ -184,17 +188,17 @@ ax.legend(fontsize=8)
 print(f"p = {p:.4f}, g = p − y = {g:.4f}, h = p(1 − p) = {h:.4f}, −g/h = {-g / h:.3f}")
 
 # %%
-assert abs(g - (-1 / 3)) < 1e-12 and abs(h - 2 / 9) < 1e-12 and abs(-g / h - 1.5) < 1e-12
+assert abs(g - (-1 / 4)) < 1e-12 and abs(h - 3 / 16) < 1e-12 and abs(-g / h - 4 / 3) < 1e-12
 near = np.abs(f) <= 1
 assert np.all(np.abs(second - exact)[near] <= np.abs(first - exact)[near] + 1e-12)
 
 # %% [markdown]
-# Near f = 0 the second-order curve hugs the loss; its minimum, f = −g/h = 1.5, is a step
+# Near f = 0 the second-order curve hugs the loss; its minimum, f = −g/h = 4/3, is a step
 # with a length, which the first-order line never gives.
 #
 # ## 4. g and h for the square loss — and a factor of 2
 #
-# The slides "think of square loss", $l = (y_i - \hat y_i)^2$:
+# The slides "think of square loss", $l = (y_i - \hat y_i)^2$, as seed 000 writes it too:
 #
 # $$g_i = 2(\hat y_i - y_i), \qquad h_i = 2 .$$
 #
@@ -273,36 +277,49 @@ robust.trace_.nodes(1)[["node", "is_leaf", "feature", "threshold", "G", "H", "we
 #
 # ## 7. Your turn
 #
-# **Exercise 3.1.** XGBoost's square loss ½(y − ŷ)²: its gradient $g$ for an instance with
-# y = 3 when the model so far predicts ŷ = 1.
+# Each exercise prints its numbers (yours, if you set `STUDENT` at the top). A wrong answer
+# gets the likely slip or a hint; `reveal=True` in the `check` call shows the solution.
+#
+# **Exercise 3.1.** XGBoost's square loss ½(y − ŷ)²: the gradient $g$ of one instance.
 
 # %%
+sheet = tg.exercises.sheet(3, student=STUDENT)
+print(sheet["3.1"].prompt)
 my_g_square = None  # ← your answer
-tg.check.gradient(my_g_square, y=3, margin=1, loss="squared", order=1)
+sheet["3.1"].check(my_g_square)
 
 # %% [markdown]
-# **Exercise 3.2.** The logistic loss for an instance with y = 1 at the margin ŷ = ln 2 (so
-# p = σ(ln 2) = 2/3, seed 004's starting probability): its gradient $g$.
+# **Exercise 3.2.** The logistic loss: the gradient $g$ of one instance (p = σ(ŷ)).
 
 # %%
+print(sheet["3.2"].prompt)
 my_g_logistic = None  # ← your answer
-tg.check.gradient(my_g_logistic, y=1, margin=np.log(2), loss="logistic", order=1)
+sheet["3.2"].check(my_g_logistic)
 
 # %% [markdown]
 # **Exercise 3.3.** The same instance's hessian $h$.
 
 # %%
+print(sheet["3.3"].prompt)
 my_h_logistic = None  # ← your answer
-tg.check.gradient(my_h_logistic, y=1, margin=np.log(2), loss="logistic", order=2)
+sheet["3.3"].check(my_h_logistic)
 
 # %% [markdown]
-# **Exercise 3.4.** A row's margin is ŷ⁽ᵗ⁻¹⁾ = 0.5; the new tree's leaf for it has the optimal
-# weight w* = 2, and the learning rate is η = 0.3 (seed 002's shrinkage: the tree adds
-# η·w*). What is ŷ⁽ᵗ⁾?
+# **Exercise 3.4.** One round of additive training with seed 002's shrinkage: the tree adds
+# η·w*.
 
 # %%
+print(sheet["3.4"].prompt)
 my_new_margin = None  # ← your answer
-tg.check.margin_update(my_new_margin, margin=0.5, weight=2.0, learning_rate=0.3)
+sheet["3.4"].check(my_new_margin)
+
+# %% [markdown]
+# **Why?** Answer with a letter.
+
+# %%
+print(sheet["3.5"].prompt)
+my_why = None  # ← your answer
+sheet["3.5"].check(my_why)
 
 # %% [markdown]
 # ## What you have seen
@@ -311,7 +328,7 @@ tg.check.margin_update(my_new_margin, margin=0.5, weight=2.0, learning_rate=0.3)
 # * That is gradient descent in function space; the line search finds how far to step, and
 #   for the logistic loss the residual alone steps too short.
 # * The second-order expansion gives every instance a g and an h; the square loss has
-#   g = ŷ − y, h = 1 (the slides' 2(ŷ − y), 2 come from their loss without the ½), the
+#   g = ŷ − y, h = 1 (the tutorials' 2(ŷ − y), 2 come from their loss without the ½), the
 #   logistic loss g = p − y, h = p(1 − p).
 # * Any loss with g and h trains with the same solver.
 #

@@ -26,7 +26,7 @@
 # | w* = −G/(H+λ), Obj* = −½ΣG²/(H+λ) + γT (000; 002 "The structure score") | read them off the trainer's node table |
 # | "The structure score calculation", five instances (002) | draw the slide's figure with numbers and work it by hand |
 # | L1 norm (lasso) (002 "Objective function"; XGBoost's `reg_alpha`) | see the soft threshold on G, in a plot and in a trained tree |
-# | Exercises | the five-instance score, a leaf with α, and Ω of a tree |
+# | Exercises | a structure score, a leaf with α, Ω of a tree, and a why-question |
 
 # %%
 import matplotlib.pyplot as plt
@@ -34,6 +34,10 @@ import numpy as np
 import pandas as pd
 
 import teachgbt as tg
+
+# Your own numbers for the exercises: put your student id here (any name or number), or
+# leave None for the numbers the lesson ships with.
+STUDENT = None
 
 # %% [markdown]
 # ## 1. The complexity of a tree
@@ -142,6 +146,7 @@ for k, (leaf, s) in enumerate(sums.iterrows()):
 axb.text(0.02, 0.0, f"Obj = −½ Σ_j G_j²/(H_j+λ) + 3γ = −½ [4/2 + 0.01/2 + 9/4] = {obj:.4f}"
          "   (λ = 1, γ = 0)", fontsize=11, transform=axb.transAxes)  # fmt: skip
 fig.suptitle("seed 002: the structure score calculation", fontsize=12)
+plt.show()
 
 # %% [markdown]
 # **By hand**, with λ = 1 and γ = 0: $G_1 = g_1 = -2$, $H_1 = 1$ (the boy);
@@ -149,8 +154,9 @@ fig.suptitle("seed 002: the structure score calculation", fontsize=12)
 #
 # $$\text{Obj} = -\tfrac12\left[\frac{4}{2} + \frac{0.01}{2} + \frac{9}{4}\right] = -2.1275 .$$
 #
-# (The slide with this figure prints the formula without the ½; the slides before and after
-# it, seed 000 and XGBoost have it.) The smaller the score, the better the structure.
+# (The slide with this figure prints the formula without the ½, as XGBoost's code does;
+# seed 000's derivation and the slides around it keep it — see `lessons/00_conventions.md`.)
+# The smaller the score, the better the structure.
 
 # %%
 sums.round(4)
@@ -175,6 +181,7 @@ score_trained = tg.formulas.structure_score(leaves["G"], leaves["H"], reg_lambda
 assert abs(score_trained - obj) < 1e-9
 assert np.allclose(leaves["weight"], tg.formulas.leaf_weight(leaves["G"], leaves["H"]))
 fitted.trees_[0].plot(fields=["n", "G", "H", "weight"])
+plt.show()
 
 # %% [markdown]
 # `tg.explain.leaf` writes w* out for one leaf with the model's numbers:
@@ -225,27 +232,40 @@ lasso_leaves[["node", "n", "G", "H", "weight"]].round(4)
 # %% [markdown]
 # ## 5. Your turn
 #
-# **Exercise 4.1.** The five-instance tree again ($G_j = -2, -0.1, 3$ and $H_j = 1, 1, 3$),
-# now with λ = 2 (γ = 0). Its structure score?
+# Each exercise prints its numbers (yours, if you set `STUDENT` at the top). A wrong answer
+# gets the likely slip or a hint; `reveal=True` in the `check` call shows the solution.
+#
+# **Exercise 4.1.** The structure score Obj* of a tree from its leaves' G and H.
 
 # %%
+sheet = tg.exercises.sheet(4, student=STUDENT)
+print(sheet["4.1"].prompt)
 my_structure_score = None  # ← your answer
-tg.check.structure_score(my_structure_score, G=[-2.0, -0.1, 3.0], H=[1.0, 1.0, 3.0], reg_lambda=2)
+sheet["4.1"].check(my_structure_score)
 
 # %% [markdown]
-# **Exercise 4.2.** A leaf with G = −3, H = 2, λ = 1 and `reg_alpha` α = 1. Its weight w*?
+# **Exercise 4.2.** A leaf's weight w* with the L1 penalty `reg_alpha`.
 
 # %%
+print(sheet["4.2"].prompt)
 my_leaf_weight = None  # ← your answer
-tg.check.leaf_weight(my_leaf_weight, G=-3.0, H=2.0, reg_lambda=1.0, reg_alpha=1.0)
+sheet["4.2"].check(my_leaf_weight)
 
 # %% [markdown]
-# **Exercise 4.3.** The complexity Ω of lesson 2's tree 1 (scores 2, 0.1, −1) with γ = 1 and
-# λ = 1.
+# **Exercise 4.3.** The complexity Ω of a tree.
 
 # %%
+print(sheet["4.3"].prompt)
 my_omega = None  # ← your answer
-tg.check.complexity(my_omega, w=[2.0, 0.1, -1.0], reg_lambda=1.0, gamma=1.0)
+sheet["4.3"].check(my_omega)
+
+# %% [markdown]
+# **Why?** Answer with a letter.
+
+# %%
+print(sheet["4.4"].prompt)
+my_why = None  # ← your answer
+sheet["4.4"].check(my_why)
 
 # %% [markdown]
 # ## What you have seen

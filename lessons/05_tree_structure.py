@@ -17,7 +17,7 @@
 # **Goals.** By the end you can compute the gain of a split, find the best threshold with a
 # sorted left-to-right scan, say what the exact greedy search costs, tell pre-stopping from
 # post-pruning, use shrinkage and one-hot encoding, and translate γ between the tutorials
-# and XGBoost. You also meet `teachgbt/reference.py`, the whole algorithm in one file.
+# and XGBoost (the loss convention decides it: `lessons/00_conventions.md`). You also meet `teachgbt/reference.py`, the whole algorithm in one file.
 #
 # | tutorial section | what you do here |
 # |---|---|
@@ -25,11 +25,12 @@
 # | "a left to right scan is sufficient" (000; 002 "Efficient finding of the best split") | scan `age` by hand with running sums; draw the scan |
 # | cost O(n·d·K·log n) (002; 001's O(d·n·log n) per level) | count what the scan evaluates |
 # | "Pruning and regularization": pre-stopping vs post-pruning (002) | grow an XOR pattern both ways |
-# | γ in three conventions (000, 002, XGBoost's `gamma`) | one table that reconciles them on a live split |
+# | γ and λ under two loss conventions, and XGBoost's `gamma` | one table that reconciles them on a live split |
 # | shrinkage ε ≈ 0.1 (002 "Recap") | compare learning rates on held-out data |
 # | categorical variables by one-hot encoding (002) | encode a text column and score its splits |
 # | the whole algorithm | `teachgbt/reference.py` grows the same trees as the trainer |
-# | Exercises | a gain, the same gain with the model's `gamma`, a leaf after shrinkage |
+# | in practice (XGBoost's settings) | early stopping on an eval set, `subsample`/`colsample_bytree`, `min_child_weight`, feature importance, the explorer |
+# | Exercises | a gain, the same gain with the model's `gamma`, a leaf after shrinkage, a why-question |
 
 # %%
 import matplotlib.pyplot as plt
@@ -37,6 +38,10 @@ import numpy as np
 import pandas as pd
 
 import teachgbt as tg
+
+# Your own numbers for the exercises: put your student id here (any name or number), or
+# leave None for the numbers the lesson ships with.
+STUDENT = None
 
 # %% [markdown]
 # ## 1. The gain of a split
@@ -179,20 +184,27 @@ assert kept["pre"].trees_[0].n_leaves == 1 and kept["post"].trees_[0].n_leaves =
 root_gain = kept["post"].trees_[0].gain[0]
 assert abs(root_gain - (-2.02)) < 0.01
 kept["post"].trees_[0].plot(fields=["n", "gain", "loss_chg", "weight"])
+plt.show()
 
 # %% [markdown]
 # The root's `gain` in the post-pruned tree is ½(0.97 − 5) ≈ −2.02: negative, yet kept,
 # because of what it made possible. (XGBoost's `exact` method post-prunes, its `hist`
 # method pre-stops.)
 #
-# ## 4. γ: three conventions, one table
+# ## 4. γ and λ: decided by the loss, not by the seed
 #
-# Three texts, three γ's. teachgbt's `gamma` is XGBoost's (`min_split_loss`): a split stays
-# when XGBoost's `loss_chg` — the bracket *without* the ½ — is at least `gamma`. Seed 000's
-# Gain is ½[…] − γ, so seed 000's γ is `gamma / 2`, and the `gain` column of every table is
-# seed 000's, ½(`loss_chg` − `gamma`). Seed 002 writes the square loss as (y − ŷ)², which
-# doubles g, h and λ: its ½[…] is `loss_chg`, and its γ is `gamma`. `tg.formulas` takes seed
-# 000's γ. The same split under all three, live, for the family with `gamma = 1`:
+# teachgbt's `gamma` is XGBoost's (`min_split_loss`): a split stays when XGBoost's
+# `loss_chg` — the bracket *without* the ½ — is at least `gamma`. Seeds 000 and 002 both write
+# Gain = ½[…] − γ, and both write the square loss as (y − ŷ)². What maps their γ and λ to
+# the estimator's is the loss convention:
+#
+# * with XGBoost's ½(y − ŷ)² (g = ŷ − y, h = 1), or the logistic loss, the tutorials' λ is
+#   `reg_lambda` and their γ is `gamma / 2`; the `gain` column of every table is this Gain,
+#   ½(`loss_chg` − `gamma`), and `tg.formulas` takes this γ;
+# * with the tutorials' own (y − ŷ)², g, h and λ are doubled, their ½[…] equals `loss_chg`,
+#   and the same trees need λ_tutorial = 2·`reg_lambda` and γ_tutorial = `gamma`.
+#
+# The same split under both, and XGBoost's rule, live, for the family with `gamma = 1`:
 
 # %%
 gamma = 1.0
@@ -204,10 +216,10 @@ bracket_000 = tg.formulas.loss_chg(G_L, H_L, G_R, H_R, lam)
 bracket_002 = tg.formulas.loss_chg(2 * G_L, 2 * H_L, 2 * G_R, 2 * H_R, 2 * lam)  # g, h, λ × 2
 conventions = pd.DataFrame(
     [
-        ["seed 000 (tg.formulas, the `gain` column)", "ŷ − y, 1", lam,
+        ["tutorials' Gain, loss ½(y − ŷ)² (tg.formulas, `gain`)", "ŷ − y, 1", lam,
          "Gain = ½[…] − γ", 0.5 * bracket_000, gamma / 2, 0.5 * bracket_000 - gamma / 2],
-        ["seed 002 (loss (y − ŷ)²)", "2(ŷ − y), 2", 2 * lam,
-         "½[…] − γ", 0.5 * bracket_002, gamma, 0.5 * bracket_002 - gamma],
+        ["tutorials' Gain, their loss (y − ŷ)²", "2(ŷ − y), 2", 2 * lam,
+         "Gain = ½[…] − γ", 0.5 * bracket_002, gamma, 0.5 * bracket_002 - gamma],
         ["XGBoost (`gamma`, `loss_chg`)", "ŷ − y, 1", lam,
          "loss_chg − gamma", bracket_000, gamma, bracket_000 - gamma],
     ],
@@ -216,7 +228,7 @@ conventions = pd.DataFrame(
 conventions.round(4)
 
 # %%
-assert np.isclose(0.5 * bracket_002, bracket_000)  # seed 002's ½[…] is XGBoost's loss_chg
+assert np.isclose(0.5 * bracket_002, bracket_000)  # with (y − ŷ)², ½[…] is XGBoost's loss_chg
 assert np.isclose(bracket_000, root["loss_chg"])
 assert np.isclose(0.5 * bracket_000 - gamma / 2, root["gain"])  # the `gain` column
 assert np.isclose(tg.formulas.split_gain(G_L, H_L, G_R, H_R, lam, gamma / 2), root["gain"])
@@ -224,9 +236,10 @@ assert np.isclose(conventions["value"][0] * 2, conventions["value"][2])
 assert len(set(np.sign(conventions["value"]))) == 1
 
 # %% [markdown]
-# Seed 000's value is half the other two, so all three agree on every decision: a split
+# The first row's value is half the other two, so all three agree on every decision: a split
 # stays when its value is ≥ 0. With teachgbt, pass `gamma` as XGBoost does, and pass
-# `gamma / 2` to `tg.formulas.split_gain` when you follow seed 000 by hand.
+# `gamma / 2` to `tg.formulas.split_gain` when you work the tutorials' Gain by hand with
+# XGBoost's g and h.
 #
 # ## 5. Shrinkage
 #
@@ -268,7 +281,9 @@ assert best_rmse[0.3] < best_rmse[1.0] and best_rmse[0.1] < best_rmse[1.0]
 
 # %% [markdown]
 # With η = 1 the training error collapses within a few rounds while the held-out error stalls
-# higher; smaller steps take more rounds and end lower on held-out data.
+# higher; the smaller steps take more rounds, and both end lower than η = 1 on held-out data.
+# Which of 0.3 and 0.1 wins depends on the data and on the number of rounds: compare the
+# printed best errors.
 #
 # ## 6. Categorical variables: one-hot encoding
 #
@@ -311,35 +326,119 @@ assert same and np.allclose(ref.decision_function(family), m_gamma.predict(famil
 print(ref.trees[0])
 
 # %% [markdown]
-# ## 8. Your turn
+# ## 8. In practice: early stopping, subsampling, `min_child_weight`, importance
+#
+# **Early stopping.** Section 5 chose the number of rounds by looking at the held-out curve.
+# `early_stopping_rounds=k` does it while training: it watches the last `eval_set` and stops
+# when its error has not improved for k rounds; `best_iteration_` (0-based) is the best
+# round, and `predict` stops there, as XGBoost's estimator does.
+
+# %%
+stopped = tg.BoostingRegressor(n_estimators=500, max_depth=3, learning_rate=0.3,
+                               early_stopping_rounds=20)  # fmt: skip
+stopped.fit(X_train, y_train, eval_set=[(X_valid, y_valid)])
+curve = stopped.evals_result_["validation_0"]["rmse"]
+print(f"stopped after {len(stopped.trees_)} of 500 rounds; best round {stopped.best_iteration_ + 1}"
+      f" with held-out RMSE {min(curve):.3f}")  # fmt: skip
+assert len(stopped.trees_) < 500 and len(curve) - (stopped.best_iteration_ + 1) == 20
+
+# %% [markdown]
+# **Subsampling.** `subsample=0.7` grows each tree on a random 70 % of the rows,
+# `colsample_bytree=0.5` on a random half of the features (seed 002's "make different
+# errors", inside one boosted model). Each tree sees less, so the trees differ more; the
+# held-out error often drops a little, and each round is cheaper:
+
+# %%
+sampled = {}
+for label, extra in [("all rows and features", {}),
+                     ("subsample=0.7, colsample_bytree=0.5",
+                      dict(subsample=0.7, colsample_bytree=0.5, random_state=0))]:  # fmt: skip
+    m = tg.BoostingRegressor(n_estimators=100, max_depth=3, learning_rate=0.1, **extra)
+    m.fit(X_train, y_train, eval_set=[(X_valid, y_valid)])
+    sampled[label] = min(m.evals_result_["validation_0"]["rmse"])
+print({k: round(v, 3) for k, v in sampled.items()})
+
+# %% [markdown]
+# **`min_child_weight`** is the least cover a child may have: H, the sum of its rows' h. A
+# split whose smaller side has H below it is not made. For the squared error h = 1, so it is
+# a minimum number of rows; for the logistic loss h = p(1 − p) ≤ ¼, so a child of 8 rows the
+# model is sure about may weigh less than 1. (The lessons set it to 0 on tiny data so that
+# one-row leaves are allowed, as the tutorials' pictures have them.)
+
+# %%
+for mcw in (0, 3):
+    m = tg.BoostingRegressor(n_estimators=1, max_depth=2, min_child_weight=mcw, base_score=0)
+    nodes_mcw = m.fit(family, likes_games).trace_.nodes(1)
+    smallest = nodes_mcw.loc[nodes_mcw["is_leaf"], "H"].min()
+    print(f"min_child_weight={mcw}: {int(nodes_mcw['is_leaf'].sum())} leaves, smallest cover "
+          f"H = {smallest:g}")  # fmt: skip
+    assert smallest >= mcw
+
+# %% [markdown]
+# **Feature importance.** XGBoost's three: `weight` counts the splits on a feature, `gain`
+# is the mean `loss_chg` of those splits, `cover` their mean H. They answer different
+# questions and disagree: a feature split often, near the leaves, on few rows has a high
+# weight but a low cover; one split once, at the root, on every row, has a high gain and
+# cover but weight 1. On the generated data, `x1` (a sine) needs many small steps, `x2` (a
+# square) a few big ones:
+
+# %%
+fig, axes = plt.subplots(1, 3, figsize=(13, 2.8), layout="constrained")
+for kind, ax in zip(("weight", "gain", "cover"), axes):
+    tg.plot.importance(stopped, kind=kind, ax=ax)
+    ax.set_title(kind)
+plt.show()
+
+# %% [markdown]
+# **The explorer.** `tg.explore(model)` steps through a model's trees, each node's sums and
+# candidate splits, and any row's path, in one page (`.save("x.html")` keeps it):
+
+# %%
+tg.explore(model)
+
+# %% [markdown]
+# ## 9. Your turn
 #
 # Seed 002's five instances from lesson 4: the boy and the girl (g = −2 and −0.1, h = 1 each)
 # against the three adults (G = 3, H = 3), that is the split "age < 15" at the root, with
 # λ = 1.
 #
-# **Exercise 5.1.** Its gain, with γ = 0: $G_L = -2.1, H_L = 2, G_R = 3, H_R = 3$.
+# Each exercise prints its numbers (yours, if you set `STUDENT` at the top). A wrong answer
+# gets the likely slip or a hint; `reveal=True` in the `check` call shows the solution.
+#
+# **Exercise 5.1.** The gain of a split, γ = 0 (the shipped numbers are "age < 15" on the
+# five: the boy and the girl against the three adults).
 
 # %%
+sheet = tg.exercises.sheet(5, student=STUDENT)
+print(sheet["5.1"].prompt)
 my_gain = None  # ← your answer
-tg.check.split_gain(my_gain, G_L=-2.1, H_L=2.0, G_R=3.0, H_R=3.0, reg_lambda=1.0)
+sheet["5.1"].check(my_gain)
 
 # %% [markdown]
-# **Exercise 5.2.** The gain the trainer would record for the same split in a model with
-# `gamma=1` (XGBoost's `gamma`; translate it to seed 000's γ first, section 4).
+# **Exercise 5.2.** The gain the trainer would record for the same split in a model trained
+# with XGBoost's `gamma` (section 4 says how the tutorials' γ reads it).
 
 # %%
+print(sheet["5.2"].prompt)
 my_gain_with_gamma = None  # ← your answer
-tg.check.split_gain(
-    my_gain_with_gamma, G_L=-2.1, H_L=2.0, G_R=3.0, H_R=3.0, reg_lambda=1.0, gamma=0.5
-)
+sheet["5.2"].check(my_gain_with_gamma)
 
 # %% [markdown]
-# **Exercise 5.3.** The split's left leaf (the two children) has w* = −G_L/(H_L+λ) = 0.7. With
-# shrinkage η = 0.1, what does that leaf add to a child's margin of 0?
+# **Exercise 5.3.** What a leaf adds to a row's margin after shrinkage.
 
 # %%
+print(sheet["5.3"].prompt)
 my_child_margin = None  # ← your answer
-tg.check.margin_update(my_child_margin, margin=0.0, weight=0.7, learning_rate=0.1)
+sheet["5.3"].check(my_child_margin)
+
+# %% [markdown]
+# **Why?** Answer with a letter.
+
+# %%
+print(sheet["5.4"].prompt)
+my_why = None  # ← your answer
+sheet["5.4"].check(my_why)
 
 # %% [markdown]
 # ## What you have seen
@@ -347,8 +446,8 @@ tg.check.margin_update(my_child_margin, margin=0.0, weight=0.7, learning_rate=0.
 # * The gain compares two new leaves with the old one, less γ; a sorted scan finds the best
 #   threshold of a feature in one pass, and a tree costs O(n·d·K·log n).
 # * Pre-stopping can miss what post-pruning keeps.
-# * γ: seed 000's is `gamma / 2`, seed 002's and XGBoost's are `gamma`; all three decide
-#   alike.
+# * γ: with XGBoost's ½(y − ŷ)² or the logistic loss the tutorials' γ is `gamma / 2`; with
+#   their own (y − ŷ)² it is `gamma` (and λ doubles); all decide alike.
 # * Shrinkage trades rounds for accuracy; categories become one-hot columns.
 # * `teachgbt/reference.py` is the whole algorithm in one file.
 #

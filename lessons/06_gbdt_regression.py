@@ -32,6 +32,7 @@
 # | seed 004, Step 2 (C): each leaf's output | the mean residual of the leaf (exercise 3) |
 # | seed 004, Step 2 (D): $F_m = F_{m-1} + \nu f_m$ | update with ν = 0.8 (exercise 4) |
 # | seed 003, forward stagewise additive modelling; seed 002, shrinkage ε ≈ 0.1 | compare learning rates |
+# | — | a why-question (exercise 5) |
 #
 # One picture per step.
 
@@ -41,6 +42,10 @@ import numpy as np
 import pandas as pd
 
 import teachgbt as tg
+
+# Your own numbers for the exercises: put your student id here (any name or number), or
+# leave None for the numbers the lesson ships with.
+STUDENT = None
 
 # %% [markdown]
 # ## 1. The data
@@ -55,13 +60,13 @@ tg.datasets.ice_cream()
 # %% [markdown]
 # `tg.walkthrough.ice_cream()` runs seed 004's procedure with its settings — learning rate
 # ν = 0.8, trees of depth 2, two epochs — and lays out every step. We go through it piece by
-# piece below; here is all of it at once (`print(walk)` gives plain text instead):
+# piece below, exercises first; the whole of it is shown at the end of section 6.
 
 # %%
 walk = tg.walkthrough.ice_cream(compare=False)
 model = walk.model
 epochs = model.trace_.epochs()
-tg.walkthrough.ice_cream(compare=False)
+sheet = tg.exercises.sheet(6, student=STUDENT)  # your numbers if STUDENT is set
 
 # %% [markdown]
 # ## 2. Step 1: F₀ is the mean
@@ -70,12 +75,15 @@ tg.walkthrough.ice_cream(compare=False)
 # squared error $\sum_i \tfrac12 (y_i - F_0)^2$? Its derivative $\sum_i (F_0 - y_i)$ is zero
 # when $F_0 = \frac1n \sum_i y_i$: the mean.
 #
-# **Exercise 1.** Add up the eight sales and divide by eight. F₀ is the epoch table's
-# `ep_0_pre`, the same on every row. Replace `None` with your number and run the cell.
+# **Exercise 1.** F₀, the epoch table's `ep_0_pre` (the same on every row). The cell prints
+# the days (yours, if you set `STUDENT` at the top). Replace `None` with your number and run
+# the cell: a wrong answer gets the likely slip or a hint; `reveal=True` in the `check` call
+# shows the value and the worked solution.
 
 # %%
+print(sheet["6.1"].prompt)
 my_F0 = None  # ← your answer
-tg.check.epoch(my_F0, model, "ep_0_pre", row=0)
+sheet["6.1"].check(my_F0)
 
 # %% [markdown]
 # The sales add up to 286, so F₀ = 286 / 8 = 35.75:
@@ -100,12 +108,12 @@ plt.show()
 # tree fitted to the residuals points downhill: seed 003 calls this steepest descent in
 # function space. The hot days are above the mean, the cold ones below.
 #
-# **Exercise 2.** Day 3 (25 °C, a sunny weekend) sold 64. What is its residual in epoch 1,
-# `ep_1_residual`?
+# **Exercise 2.** One day's residual in epoch 1, `ep_1_residual`.
 
 # %%
+print(sheet["6.2"].prompt)
 my_residual = None  # ← your answer
-tg.check.epoch(my_residual, model, "ep_1_residual", row=3)
+sheet["6.2"].check(my_residual)
 
 # %%
 assert np.allclose(epochs["ep_1_residual"], y - F0)
@@ -121,16 +129,17 @@ plt.show()
 # ## 4. (B) A regression tree on the residuals
 #
 # Tree 1 is an ordinary squared-error regression tree with the residuals as its target. Its
-# root asks `temperature < 20`; each side splits once more on temperature:
+# root asks `temperature < 20`; each side splits once more on temperature (the leaves' outputs
+# are section 5's exercise, so the picture shows only how many days reach each node):
 
 # %%
-model.trees_[0].draw()
+model.trees_[0].draw(fields=["n"])
 
 # %%
 nodes = model.trace_.nodes(1)
 assert list(nodes["feature"][:3]) == ["temperature"] * 3
 assert list(nodes["threshold"][:3]) == [20.0, 17.5, 23.5]
-nodes[["node", "feature", "threshold", "n", "weight", "loss_chg"]].round(4)
+nodes.loc[~nodes["is_leaf"], ["node", "feature", "threshold", "n", "loss_chg"]].round(4)
 
 # %% [markdown]
 # ## 5. (C) Each leaf outputs its mean residual
@@ -140,12 +149,13 @@ nodes[["node", "feature", "threshold", "n", "weight", "loss_chg"]].round(4)
 # derivative equal to 1). The cold days 0, 4 and 6 share a leaf:
 # (−23.75 − 15.75 − 18.75) / 3 = −19.416667.
 #
-# **Exercise 3.** Days 3, 5 and 7 (the hottest) share another leaf. What is its output,
-# `ep_1_leaf_output`?
+# **Exercise 3.** Another leaf's output, `ep_1_leaf_output` (the shipped numbers ask for the
+# hottest days, 3, 5 and 7).
 
 # %%
+print(sheet["6.3"].prompt)
 my_leaf = None  # ← your answer
-tg.check.epoch(my_leaf, model, "ep_1_leaf_output", row=5)
+sheet["6.3"].check(my_leaf)
 
 # %%
 leaves = walk.rounds[0].leaves
@@ -173,13 +183,13 @@ plt.show()
 # ## 6. (D) The update, with a learning rate
 #
 # $F_1 = F_0 + \nu f_1$ with ν = 0.8: each day moves 80 % of the way its leaf suggests.
-# Day 0 (14 °C, rainy): 35.75 + 0.8 × (−19.416667).
 #
-# **Exercise 4.** Compute day 0's prediction after epoch 1, `ep_1_pre`.
+# **Exercise 4.** One day's prediction after epoch 1, `ep_1_pre`.
 
 # %%
+print(sheet["6.4"].prompt)
 my_pre = None  # ← your answer
-tg.check.epoch(my_pre, model, "ep_1_pre", row=0)
+sheet["6.4"].check(my_pre)
 
 # %% [markdown]
 # Epoch 2 repeats (A)–(D) from $F_1$: new residuals, a new tree (it splits on the weather
@@ -191,6 +201,12 @@ assert np.allclose(epochs["ep_1_pre"], 35.75 + 0.8 * epochs["ep_1_leaf_output"])
 assert np.allclose(epochs["ep_2_pre"], epochs["ep_1_pre"] + 0.8 * epochs["ep_2_leaf_output"])
 assert model.trace_.nodes(2)["feature"][0] == "weather_sunny"
 epochs.round(4)
+
+# %% [markdown]
+# And the whole walkthrough at once (`print(walk)` gives plain text instead):
+
+# %%
+walk  # noqa: B018  (Jupyter shows the last expression)
 
 # %%
 fig, ax = plt.subplots(figsize=(7, 3.4), layout="constrained")
@@ -204,8 +220,8 @@ ax.legend(ncols=4, fontsize="small")
 plt.show()
 
 # %% [markdown]
-# The training error falls with each epoch: the mean of ½(y − F)² drops from 158.47 at F₀ (2535.5 / 16) to 15.14 after one tree
-# and 1.80 after two.
+# The training error falls with each epoch: the mean of ½(y − F)² drops from 158.47 at F₀
+# (2535.5 / 16) to 15.14 after one tree and 1.80 after two.
 
 # %%
 half_mse = [0.5 * np.mean((y - epochs[f"ep_{k}_pre"]) ** 2) for k in (0, 1, 2)]
@@ -263,13 +279,22 @@ final = {}
 for nu in (1.0, 0.3, 0.1):
     m = tg.BoostingRegressor(algorithm="gbdt", n_estimators=30, learning_rate=nu, max_depth=1)
     m.fit(Xt, y)
-    loss = [0.5 * np.mean((y - m.predict(Xt, iteration_range=(0, k))) ** 2) for k in range(31)]
+    ep = m.trace_.epochs()  # ep_k_pre: the prediction after k rounds (k = 0: F0)
+    loss = [0.5 * np.mean((y - ep[f"ep_{k}_pre"]) ** 2) for k in range(31)]
     ax.plot(loss, label=f"ν = {nu}")
     final[nu] = loss[-1]
 ax.set(xlabel="rounds", ylabel="½·mean squared error", yscale="log", title="shrinkage")
 ax.legend()
 plt.show()
 assert final[1.0] < final[0.3] < final[0.1]
+
+# %% [markdown]
+# **Exercise 5.** Why? Answer with a letter.
+
+# %%
+print(sheet["6.5"].prompt)
+my_why = None  # ← your answer
+sheet["6.5"].check(my_why)
 
 # %% [markdown]
 # ## What you have seen

@@ -28,12 +28,13 @@
 # |---|---|
 # | Input data and loss function | load the data, one-hot encode the colour |
 # | Q: why cross entropy? | derive it as the negative log-likelihood of Bernoulli labels |
-# | Step 1: F₀ = log(odds) = 0.69, probability 0.67 | compute it, and check that no other constant does better (exercise 1) |
+# | Step 1: F₀ = log(odds) and its probability | compute it, and check that no other constant does better (exercise 1) |
 # | Step 2 (A)–(D), epochs 1 and 2 | read the walkthrough and the `ep_…` table |
 # | Q: why is the residual the gradient? | check it by finite differences (exercise 2) |
 # | (C) leaf output Σresidual / Σp(1−p); Q: where does it come from? | derive it, work a leaf by hand (exercise 3) |
 # | (D) update with learning rate 0.8 | follow row 0 to 1.893147; one epoch-2 probability (exercise 4) |
 # | (video) leaf outputs 1.4, −1, −3.3 | see why they are 1.5, −0.75, −3.0 unrounded |
+# | — | a why-question (exercise 5) |
 #
 # Then a cross-check against scikit-learn. (Lesson 9 sets this GBDT beside XGBoost-style
 # boosting on the same data.)
@@ -44,6 +45,10 @@ import numpy as np
 import pandas as pd
 
 import teachgbt as tg
+
+# Your own numbers for the exercises: put your student id here (any name or number), or
+# leave None for the numbers the lesson ships with.
+STUDENT = None
 
 # %% [markdown]
 # ## 1. The data
@@ -103,18 +108,22 @@ print("−[y log p + (1−y) log(1−p)] equals −yF + log(1 + e^F) for y = 0 a
 # $\sigma(F_0) = \frac{1}{n}\sum_i y_i$, the share of positives — here 4 of 6 — so
 # $F_0 = \log\frac{4/6}{2/6} = \log\frac{4}{2}$, the log of the odds.
 #
-# **Exercise 1.** Compute F₀ = log(4/2) to two decimals (a calculator is fine) and let
-# `tg.check.epoch` mark it: F₀ is the table's `ep_0_pre`, the same for every row. Replace
-# `None` with your number and run the cell. (The model is fitted in the next cell.)
+# **Exercise 1.** Compute F₀ to two decimals (a calculator is fine): it is the table's
+# `ep_0_pre`, the same for every row. The cell prints the data (yours, if you set `STUDENT`
+# at the top). Replace `None` with your number and run the cell: a wrong answer gets the
+# likely slip or a hint; `reveal=True` in the `check` call shows the value and the solution.
+# (The lesson's model is fitted in the next cell.)
 
 # %%
 gbdt = tg.BoostingClassifier(algorithm="gbdt", n_estimators=2, learning_rate=0.8, max_depth=2)
 gbdt.fit(X, y)
 epochs = gbdt.trace_.epochs()
+sheet = tg.exercises.sheet(7, student=STUDENT)
 
 # %%
+print(sheet["7.1"].prompt)
 my_F0 = None  # ← your answer
-tg.check.epoch(my_F0, gbdt, "ep_0_pre", row=0)
+sheet["7.1"].check(my_F0)
 
 # %% [markdown]
 # The seed's numbers, 0.69 and 0.67:
@@ -152,25 +161,25 @@ plt.show()
 # rate ν = 0.8, trees of depth 2, two epochs — and lays out each step: (A) the residuals,
 # (B) the regression tree fitted to them, (C) each leaf's output with the formula filled in,
 # (D) the updated log-odds and probabilities. In Jupyter it shows as tables and trees;
-# `print(walk)` gives the same as plain text.
-
-# %%
-tg.walkthrough.troll2(compare=False)
+# `print(walk)` gives the same as plain text. Its tables hold the answers of exercises 2 to
+# 4, so the lesson shows it after them (section 8); here we take the steps one at a time.
 
 # %% [markdown]
 # ## 5. The epoch table
 #
 # The walkthrough's model is an ordinary estimator: `algorithm="gbdt"` is Friedman's GBDT,
-# the algorithm of seed 004, and its trace has the seed's own column names.
+# the algorithm of seed 004, and its trace has the seed's own column names. Row 0 of the
+# table (the other rows hold the answers of exercises 2 to 4; the whole table follows them):
 
 # %%
 assert np.allclose(tg.walkthrough.troll2(compare=False).epochs.iloc[:, 1:], epochs)
-epochs.round(6)
+epochs.loc[[0]].round(6)
 
 # %% [markdown]
-# Reading one row, the boy of 12 who likes popcorn and blue: he starts at `ep_0_pre` = 0.69;
-# his residual is 1 − 0.67 = 0.33; tree 1 puts him in a leaf worth 1.5; his log-odds become
-# 0.69 + 0.8 × 1.5 = 1.893147 and his probability 0.87.
+# Reading row 0, the 12-year-old who likes popcorn and whose favourite colour is blue: this
+# person starts at `ep_0_pre` = 0.693147; the residual is 1 − 0.67 = 0.33; tree 1 puts row 0
+# in a leaf worth 1.5; the log-odds become 0.693147 + 0.8 × 1.5 = 1.893147 (0.69 + 1.2 = 1.89
+# with two decimals) and the probability 0.87.
 
 # %%
 row0 = epochs.loc[0]
@@ -193,37 +202,40 @@ assert round(row0["ep_1_pre"], 6) == 1.893147 and round(row0["ep_1_prob"], 2) ==
 eps = 1e-6
 slope = (cross_entropy(yv, F0 + eps) - cross_entropy(yv, F0 - eps)) / (2 * eps)
 assert np.allclose(epochs["ep_1_residual"], -slope, atol=1e-6)
-pd.DataFrame({"ep_1_residual": epochs["ep_1_residual"], "-dL/dF": -slope}).round(6)
+print("on every row, ep_1_residual equals −dL/dF by finite differences (to 1e-6)")
 
 # %% [markdown]
-# **Exercise 2.** Row 2 (age 44, does not love the film) starts at probability 2/3. What is
-# its residual in epoch 1, `ep_1_residual`?
+# **Exercise 2.** One row's residual in epoch 1, `ep_1_residual` (the shipped numbers ask
+# for row 2, age 44, who does not love the film).
 
 # %%
+print(sheet["7.2"].prompt)
 my_residual = None  # ← your answer
-tg.check.epoch(my_residual, gbdt, "ep_1_residual", row=2)
+sheet["7.2"].check(my_residual)
 
 # %% [markdown]
 # ## 7. (C) The leaf output, and where it comes from
 #
 # Each leaf of the new tree outputs
 #
-# $$\gamma_j = \frac{\sum_{i \in R_j} \text{residual}_i}{\sum_{i \in R_j} p_i (1 - p_i)},$$
+# $$w_j = \frac{\sum_{i \in R_j} \text{residual}_i}{\sum_{i \in R_j} p_i (1 - p_i)},$$
 #
-# with $p_i$ the previous epoch's probability. Why? Inside leaf $j$ we want the single value
-# γ that makes $\sum_{i\in R_j} L(y_i, F_{m-1}(x_i) + \gamma)$ smallest. Setting its
+# with $p_i$ the previous epoch's probability. (Seed 004 calls the leaf output $\gamma_j$; we
+# call it $w_j$, as XGBoost does, because γ is the price of a leaf in lessons 4 and 5.) Why?
+# Inside leaf $j$ we want the single value w that makes
+# $\sum_{i\in R_j} L(y_i, F_{m-1}(x_i) + w)$ smallest. Setting its
 # derivative to zero has no closed form, so the seed expands each loss to second order
 # around $F_{m-1}$:
 #
-# $$L(y_i, F_{m-1} + \gamma) \approx L(y_i, F_{m-1}) + (p_i - y_i)\,\gamma
-#   + \tfrac12\, p_i(1-p_i)\,\gamma^2,$$
+# $$L(y_i, F_{m-1} + w) \approx L(y_i, F_{m-1}) + (p_i - y_i)\,w
+#   + \tfrac12\, p_i(1-p_i)\,w^2,$$
 #
 # using $\frac{d^2L}{dF^2} = \frac{d}{dF}(p - y) = p(1-p)$. The sum over the leaf is a
-# parabola in γ; its minimum is at $\gamma = \sum(y_i - p_i) / \sum p_i(1-p_i)$ — the
+# parabola in w; its minimum is at $w = \sum(y_i - p_i) / \sum p_i(1-p_i)$ — the
 # formula above, one Newton step. (It is XGBoost's $w^* = -G/(H+\lambda)$ with λ = 0.)
 #
 # Leaf 3 of tree 1 holds rows 0, 4 and 5, each with residual 1/3 and
-# $p(1-p) = \tfrac23 \cdot \tfrac13 = \tfrac29$: $\gamma = 1 / \tfrac23 = 1.5$.
+# $p(1-p) = \tfrac23 \cdot \tfrac13 = \tfrac29$: $w = 1 / \tfrac23 = 1.5$.
 
 # %%
 in_leaf = epochs["ep_1_leaf_index"] == 3
@@ -233,16 +245,18 @@ print(f"rows {list(res.index)}: {res.sum():.4f} / {pq.sum():.4f} = {res.sum() / 
 assert list(res.index) == [0, 4, 5] and np.isclose(res.sum() / pq.sum(), 1.5)
 
 # %% [markdown]
-# **Exercise 3.** Row 2 shares leaf 4 of tree 1 with row 1 (one lover, one hater). Work out
-# the leaf's output with the formula: its two residuals over its two $p(1-p)$.
+# **Exercise 3.** Another leaf's output with the formula: its residuals over its
+# $p(1-p)$ (the shipped numbers ask for leaf 4, which row 2 shares with row 1: one lover,
+# one hater).
 
 # %%
+print(sheet["7.3"].prompt)
 my_leaf = None  # ← your answer
-tg.check.epoch(my_leaf, gbdt, "ep_1_leaf_output", row=2)
+sheet["7.3"].check(my_leaf)
 
 # %% [markdown]
 # The Newton step is a *step*, not the exact optimum. In leaf 4 the exact optimum brings the
-# probability to ½, γ = −0.693; the Newton step says −0.75. In leaf 3 all three love the
+# probability to ½, w = −0.693; the Newton step says −0.75. In leaf 3 all three love the
 # film, so the exact optimum is +∞ — the Newton step's finite 1.5 is what keeps the model
 # sane.
 
@@ -252,28 +266,46 @@ steps = np.linspace(-3, 3, 60001)
 loss4 = sum(cross_entropy(yv[i], F0 + steps) for i in rows_leaf4)
 exact4 = steps[np.argmin(loss4)]
 newton4 = epochs.loc[rows_leaf4[0], "ep_1_leaf_output"]
-print(f"leaf 4: exact optimum γ = {exact4:.3f}, Newton step = {newton4}")
+print(f"leaf 4: exact optimum w = {exact4:.3f}, Newton step = {newton4:g}")
 assert round(exact4, 3) == -0.693 and np.isclose(newton4, -0.75)
 
 # %% [markdown]
 # ## 8. (D) The update, and epoch 2
 #
 # $F_1 = F_0 + \nu f_1$ with ν = 0.8; then epoch 2 repeats (A)–(C) from the new
-# probabilities, and $F_2 = F_1 + \nu f_2$. The trees of both epochs (each leaf shows the
-# probability its value alone would give):
+# probabilities, and $F_2 = F_1 + \nu f_2$.
+#
+# **Exercise 4.** Follow one row through epoch 2: from its log-odds after epoch 1, its
+# probability, its residual, the leaf output of tree 2 (from the rows that share its leaf),
+# then `ep_2_pre` and the probability `ep_2_prob` (the shipped numbers follow row 1, age 87,
+# who loves the film).
+
+# %%
+print(sheet["7.4"].prompt)
+my_prob = None  # ← your answer
+sheet["7.4"].check(my_prob)
+
+# %% [markdown]
+# The trees of both epochs, and the whole epoch table. A leaf's value is a step in
+# log-odds, not a probability: a row's probability is σ of its whole sum, F₀ + ν Σ leaf
+# outputs.
 
 # %%
 tg.draw.draw_model(gbdt)
 
+# %%
+epochs.round(6)
+
 # %% [markdown]
-# **Exercise 4.** Follow row 1 (age 87, loves the film) through epoch 2. After epoch 1 its
-# log-odds is 0.693147 + 0.8 × (−0.75) = 0.093147, so $p = \sigma(0.093147) = 0.523$. Tree 2
-# puts row 1 alone in a leaf. Compute that leaf's output, then `ep_2_pre` and the
-# probability `ep_2_prob`.
+# And the walkthrough of section 4, every step laid out, then the same in the explorer,
+# where you can pick any row and follow it through both trees:
 
 # %%
-my_prob = None  # ← your answer
-tg.check.epoch(my_prob, gbdt, "ep_2_prob", row=1)
+troll2_walk = tg.walkthrough.troll2(compare=False)
+troll2_walk  # noqa: B018  (Jupyter shows the last expression)
+
+# %%
+tg.explore(troll2_walk)
 
 # %% [markdown]
 # Each person's probability and residual, epoch by epoch: the lovers climb towards 1, the
@@ -342,6 +374,14 @@ else:
     assert np.allclose(stages[0], epochs["ep_1_pre"], atol=1e-9)
     assert np.allclose(stages[1], epochs["ep_2_pre"], atol=1e-9)
     print("agree to 1e-9: True")
+
+# %% [markdown]
+# **Exercise 5.** Why? Answer with a letter.
+
+# %%
+print(sheet["7.5"].prompt)
+my_why = None  # ← your answer
+sheet["7.5"].check(my_why)
 
 # %% [markdown]
 # ## What you have seen

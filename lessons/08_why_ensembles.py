@@ -40,6 +40,10 @@ import pandas as pd
 
 import teachgbt as tg
 
+# Your own numbers for the exercises: put your student id here (any name or number), or
+# leave None for the numbers the lesson ships with.
+STUDENT = None
+
 # %% [markdown]
 # ## 1. The majority vote as a binomial sum
 #
@@ -77,13 +81,16 @@ for (n_voters, p), stated in slides.items():
     assert round(err, 3) == stated and np.isclose(err, vote_error(p, n_voters))
 
 # %% [markdown]
-# **Exercise 1.** Five independent voters, each wrong 20 % of the time. Work out the
-# probability that their majority is wrong with the binomial sum (a majority of five is
-# three or more).
+# **Exercise 1.** Work out, with the binomial sum, the probability that a majority of
+# independent voters is wrong. The cell prints the numbers (yours, if you set `STUDENT` at
+# the top). A wrong answer gets the likely slip or a hint; `reveal=True` in the `check` call
+# shows the value and the worked solution.
 
 # %%
+sheet = tg.exercises.sheet(8, student=STUDENT)
+print(sheet["8.1"].prompt)
 my_vote_error = None  # ← your answer
-tg.check.vote_error(my_vote_error, p=0.2, n_voters=5)
+sheet["8.1"].check(my_vote_error)
 
 # %% [markdown]
 # Voting helps only when each voter is better than a coin (p < 0.5); then more voters help
@@ -254,20 +261,29 @@ tg.draw.draw_model(small, rounds=[1])
 
 # %% [markdown]
 # **Exercise 2.** The ensemble after one tree is $F_1 = F_0 + 0.5 f_1$. What does it
-# predict for the last point (x = 4), `ep_1_pre`? Replace `None` with your number and run
-# the cell.
+# predict for the last point, `ep_1_pre`? (Your own four points, if `STUDENT` is set.)
 
 # %%
+print(sheet["8.2"].prompt)
 my_pre = None  # ← your answer
-tg.check.epoch(my_pre, small, "ep_1_pre", row=3)
+sheet["8.2"].check(my_pre)
 
 # %% [markdown]
 # **Exercise 3.** Tree 2 is fitted to what $F_1$ still gets wrong. What is the first point's
-# (x = 1, y = 1) residual in round 2, `ep_2_residual`?
+# residual in round 2, `ep_2_residual`?
 
 # %%
+print(sheet["8.3"].prompt)
 my_residual = None  # ← your answer
-tg.check.epoch(my_residual, small, "ep_2_residual", row=0)
+sheet["8.3"].check(my_residual)
+
+# %% [markdown]
+# **Why?** Answer with a letter.
+
+# %%
+print(sheet["8.4"].prompt)
+my_why = None  # ← your answer
+sheet["8.4"].check(my_why)
 
 # %%
 steps.round(4)

@@ -41,6 +41,10 @@ import pandas as pd
 
 import teachgbt as tg
 
+# Your own numbers for the exercises: put your student id here (any name or number), or
+# leave None for the numbers the lesson ships with.
+STUDENT = None
+
 # %% [markdown]
 # ## 1. Two recipes for one round
 #
@@ -48,7 +52,7 @@ import teachgbt as tg
 # for a regressor) and compute, for each row, the gradient $g_i = p_i - y_i$ (minus the
 # residual) and the hessian $h_i = p_i(1-p_i)$. Then:
 #
-# | | classic GBDT (seed 004, scikit-learn) | XGBoost-style (seed 000, XGBoost) |
+# | | classic GBDT (seed 004, scikit-learn) | XGBoost-style (XGBoost's `loss_chg`; the tutorials' Gain is ½ of it, less γ) |
 # |---|---|---|
 # | split score | drop in squared error of the residuals: $\frac{G_L^2}{n_L} + \frac{G_R^2}{n_R} - \frac{G^2}{n}$ | $\frac{G_L^2}{H_L+\lambda} + \frac{G_R^2}{H_R+\lambda} - \frac{G^2}{H+\lambda}$ |
 # | leaf value | $\sum$residual $/ \sum p(1-p)$ | $-G/(H+\lambda)$ — the same with λ = 0 |
@@ -87,24 +91,34 @@ assert np.allclose(
 )
 
 # %% [markdown]
-# **Exercise 1.** XGBoost's leaf weight with λ = 1 instead of 0: the leaf of rows 0, 4 and 5
-# in round 1 has $g_i = 2/3 - 1 = -1/3$ for each of its three rows, and $h_i = 2/9$. Compute
-# $G$, $H$ and $w^* = -G/(H+\lambda)$. Replace `None` with your number and run the cell.
+# **Exercise 1.** XGBoost's leaf weight with λ = 1 instead of 0. (The shipped numbers are
+# the leaf of rows 0, 4 and 5 in round 1: three rows with $g_i = 2/3 - 1$ and $h_i = 2/9$.)
+# The cell prints the numbers (yours, if you set `STUDENT` at the top). A wrong answer gets
+# the likely slip or a hint; `reveal=True` in the `check` call shows the worked solution.
 
 # %%
+sheet = tg.exercises.sheet(9, student=STUDENT)
+print(sheet["9.1"].prompt)
 my_weight = None  # ← your answer
-tg.check.leaf_weight(my_weight, G=-1.0, H=2 / 3, reg_lambda=1.0)
+sheet["9.1"].check(my_weight)
 
 # %% [markdown]
-# **Exercise 2.** The tutorial's gain of the root split `favorite_color_red < 0.5` in round
-# 1, with λ = 0: the left side holds rows 0, 1, 2, 4, 5 (four lovers, one hater), the right
-# side row 3 (a hater). Add up $g = p - y$ and $h = p(1-p)$ on each side, then compute
-# $\tfrac12\left[\frac{G_L^2}{H_L} + \frac{G_R^2}{H_R} - \frac{(G_L+G_R)^2}{H_L+H_R}\right]$.
-# (The check call below holds the four sums: compare yours with them once you are done.)
+# **Exercise 2.** The tutorial's gain of a split. (The shipped numbers are the root split
+# `favorite_color_red < 0.5` of round 1 — rows 0, 1, 2, 4, 5 left, row 3 right — now with
+# λ = 1: its G and H sums are the prompt's.)
 
 # %%
+print(sheet["9.2"].prompt)
 my_gain = None  # ← your answer
-tg.check.split_gain(my_gain, G_L=-2 / 3, H_L=10 / 9, G_R=2 / 3, H_R=2 / 9, reg_lambda=0.0)
+sheet["9.2"].check(my_gain)
+
+# %% [markdown]
+# **Why?** Answer with a letter.
+
+# %%
+print(sheet["9.3"].prompt)
+my_why = None  # ← your answer
+sheet["9.3"].check(my_why)
 
 # %% [markdown]
 # In round 2 the probabilities differ from row to row, and so do the hessians: from 0.11
@@ -158,6 +172,13 @@ tg.draw.draw_model(cmp.xgboost, rounds=[2])
 
 # %%
 cmp.instances.round(4)
+
+# %% [markdown]
+# The XGBoost-style model in the explorer: pick a node of round 2 to see every candidate
+# split with its G_L, H_L, G_R, H_R and score, or a row to follow its path:
+
+# %%
+tg.explore(cmp.xgboost)
 
 # %% [markdown]
 # ## 3. Regression: the same trees throughout

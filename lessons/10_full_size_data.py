@@ -29,7 +29,7 @@
 # | seeds | what you do here |
 # |---|---|
 # | 001: exact greedy costs $O(d\,n\log n)$; approximate candidates | bin a feature into quantile cut points by hand; a split's gain and a leaf from the bins (exercises 1, 2) |
-# | 003: weighted quantile split search | work the weighted quantile sketch on 12 rows |
+# | 003: weighted quantile split search | work weighted quantiles by hand on 12 rows (what XGBoost's sketch approximates) |
 # | 003: boosting that deals with sparse data | see where missing values go, and how the direction is learned |
 # | 003: parallel and distributed computation | sum per-shard G/H histograms and find the same split |
 # | 003: blocked data; a million rows | fit 1M rows with a progress bar, beside XGBoost and LightGBM |
@@ -46,6 +46,10 @@ import pandas as pd
 
 import teachgbt as tg
 
+# Your own numbers for the exercises: put your student id here (any name or number), or
+# leave None for the numbers the lesson ships with.
+STUDENT = None
+
 # CI sets a smaller size; the lesson as shipped fits a million rows
 ROWS = int(os.environ.get("TEACHGBT_LESSON_ROWS", "1000000"))
 
@@ -61,7 +65,7 @@ ROWS = int(os.environ.get("TEACHGBT_LESSON_ROWS", "1000000"))
 # ### Quantile cut points, by hand
 #
 # Twelve ages, sorted, binned into `max_bin` = 4 bins. teachgbt takes the values at
-# positions $\lfloor k\,m / \text{max\_bin} \rfloor$, k = 1, 2, 3, of the sorted list of m
+# positions $\lfloor k\,m / \mathrm{max\_bin} \rfloor$, k = 1, 2, 3, of the sorted list of m
 # values: positions 3, 6 and 9 (counting from 0).
 
 # %%
@@ -100,30 +104,49 @@ assert list(bins12["G"]) == [0.5, -0.5, -0.5, -0.5] and list(bins12["H"]) == [0.
 bins12.round(2)
 
 # %% [markdown]
-# **Exercise 1.** The candidate split `age < 41` puts the first two bins left and the last
-# two right. Add up $G_L, H_L, G_R, H_R$ from the bins and compute the tutorial's gain
-# $\tfrac12\left[\frac{G_L^2}{H_L+\lambda} + \frac{G_R^2}{H_R+\lambda}
-# - \frac{(G_L+G_R)^2}{H_L+H_R+\lambda}\right]$ with λ = 1. Replace `None` and run the
-# cell; the check takes the sums from the trainer's own candidate table.
+# **Exercise 1.** A candidate split puts the first bins left and the rest right (the shipped
+# numbers: `age < 41`, two bins each side). Add up $G_L, H_L, G_R, H_R$ from the bins and
+# compute the tutorial's gain with λ = 1:
+#
+# $$\text{Gain} = \tfrac12\left[\frac{G_L^2}{H_L+\lambda} + \frac{G_R^2}{H_R+\lambda}
+#   - \frac{(G_L+G_R)^2}{H_L+H_R+\lambda}\right].$$
+#
+# The cell prints the bins (yours, if you set `STUDENT` at the top). A wrong answer gets the
+# likely slip or a hint; `reveal=True` in the `check` call shows the worked solution.
 
 # %%
 at41 = hist12.trace_.splits(1, 0).query("threshold == 41").iloc[0]
+sheet = tg.exercises.sheet(10, student=STUDENT)
+print(sheet["10.1"].prompt)
 my_gain = None  # ← your answer
-tg.check.split_gain(my_gain, G_L=at41["G_L"], H_L=at41["H_L"], G_R=at41["G_R"], H_R=at41["H_R"],
-                    reg_lambda=1.0)  # fmt: skip
-
-# %% [markdown]
-# **Exercise 2.** If the tree stopped there, the right-hand leaf (ages 41 and up) would get
-# the weight $w^* = -G_R/(H_R+\lambda)$. What is it?
+sheet["10.1"].check(my_gain)
 
 # %%
-my_weight = None  # ← your answer
-tg.check.leaf_weight(my_weight, G=at41["G_R"], H=at41["H_R"], reg_lambda=1.0)
+if STUDENT is None:  # the shipped bins are the trainer's own candidate table
+    assert np.isclose(tg.formulas.split_gain(*at41[["G_L", "H_L", "G_R", "H_R"]]),
+                      sheet["10.1"].answer)  # fmt: skip
 
 # %% [markdown]
-# ### The weighted quantile sketch (seed 003)
+# **Exercise 2.** If the tree stopped there, the right-hand leaf would get the weight
+# $w^* = -G_R/(H_R+\lambda)$. What is it?
+
+# %%
+print(sheet["10.2"].prompt)
+my_weight = None  # ← your answer
+sheet["10.2"].check(my_weight)
+
+# %% [markdown]
+# **Why?** Answer with a letter.
+
+# %%
+print(sheet["10.3"].prompt)
+my_why = None  # ← your answer
+sheet["10.3"].check(my_why)
+
+# %% [markdown]
+# ### Weighted quantiles (seed 003's weighted quantile sketch)
 #
-# Plain quantiles give each bin the same number of *rows*. XGBoost's sketch gives each bin
+# Plain quantiles give each bin the same number of *rows*. Weighted quantiles give each bin
 # the same share of the *hessians* $h_i$ instead: the round's objective
 # $\sum_i [g_i f(x_i) + \tfrac12 h_i f(x_i)^2]$ is, up to a constant,
 # $\sum_i \tfrac12 h_i (f(x_i) + g_i/h_i)^2$ — a squared error weighted by $h_i$ — so a row
@@ -143,13 +166,14 @@ pd.DataFrame({"age": ages, "p": p12, "h = p(1-p)": h12, "cumulative share": shar
 # With 4 bins, each should hold about a quarter of the total hessian. A cut goes at the
 # first value whose cumulative share *before* it reaches k/4: the rows below the cut then
 # carry at least k quarters. Rows with small hessians (the ends) get wide bins; the unsure
-# middle gets narrow ones.
+# middle gets narrow ones. (These are the exact weighted quantiles of 12 rows; XGBoost's
+# *sketch* is the data structure that approximates them on data too big to sort at once.)
 
 # %%
 before = np.concatenate([[0.0], share[:-1]])  # hessian share of the rows below each value
 weighted_cuts = [ages[np.argmax(before >= k / 4)] for k in (1, 2, 3)]
-print("plain quantile cuts:   ", list(ages[positions]))
-print("weighted quantile cuts:", weighted_cuts)
+print("plain quantile cuts:   ", ", ".join(f"{c:g}" for c in ages[positions]))
+print("weighted quantile cuts:", ", ".join(f"{c:g}" for c in weighted_cuts))
 assert weighted_cuts == [38.0, 41.0, 52.0]
 
 fig, ax = plt.subplots(figsize=(7, 3.4), layout="constrained")

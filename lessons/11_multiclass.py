@@ -40,6 +40,10 @@ import pandas as pd
 
 import teachgbt as tg
 
+# Your own numbers for the exercises: put your student id here (any name or number), or
+# leave None for the numbers the lesson ships with.
+STUDENT = None
+
 # %% [markdown]
 # ## 1. The data: nine fruits, three classes
 #
@@ -220,14 +224,15 @@ print("F_k = base_score_[k] + Σ (class k's trees): checked for every class")
 
 # %% [markdown]
 # The cherry tree of round 1, `model.trees_[2]` (`trace_.nodes(1, class_=2)` is its table).
-# Each leaf holds w* = −G/(H+λ) and the value η·w* it adds to the cherry margin:
+# Each leaf holds w* = −G/(H+λ) and the value η·w* it adds to the cherry margin (the picture
+# shows each node's rows and gain: the leaves' numbers are exercise 11.3):
 
 # %%
 cherry_nodes = model.trace_.nodes(1, class_=cherry)
 assert cherry_nodes.equals(model.trees_[2].to_frame())
 leaves = cherry_nodes[cherry_nodes["is_leaf"]]
 assert np.allclose(leaves["weight"], -leaves["G"] / (leaves["H"] + 1.0))
-model.trees_[2].plot(fields=["n", "G", "H", "gain", "weight", "value"])
+model.trees_[2].plot(fields=["n", "gain"])
 plt.show()
 
 # %% [markdown]
@@ -274,35 +279,47 @@ else:
 # %% [markdown]
 # ## 8. Your turn
 #
-# **Exercise 11.1.** After round 1, row 8 (a cherry) has the margins below (apple, banana,
-# cherry). What probability does the model give it for *cherry*?
+# A wrong answer gets the likely slip or a hint; `reveal=True` in the `check` call shows the
+# value and the worked solution. With `STUDENT` set, the numbers are your own.
+#
+# **Exercise 11.1.** A softmax probability from a row's three margins (the shipped numbers:
+# row 8, a cherry, after round 1; its probability of being an *apple*, which no plot above
+# shows).
 
 # %%
 F_row8 = model.decision_function(fruit, iteration_range=(0, 1))[8]
-print(np.round(F_row8, 4))
-
-# %%
-my_p_cherry = None  # ← your answer
-tg.check.softmax_probability(my_p_cherry, F_row8.round(4), class_=cherry)
-
-# %% [markdown]
-# **Exercise 11.2.** In round 1 every row starts at the class shares. What is h of the
-# *banana* tree (class 1) for row 0 (an apple)?
-
-# %%
-my_h_banana = None  # ← your answer
-tg.check.gradient(my_h_banana, y=0, margin=model.base_score_, loss="softmax", order=2, class_=1)
+sheet = tg.exercises.sheet(11, student=STUDENT)
+print(sheet["11.1"].prompt)
+my_p_apple = None  # ← your answer
+sheet["11.1"].check(my_p_apple)
 
 # %% [markdown]
-# **Exercise 11.3.** The cherry tree of round 1 sends rows 6, 7 and 8 (a banana and two
-# cherries) to its leaf 2. Each starts at p_cherry = 2/9. Work out G and H of that leaf from
-# the three rows' g and h (section 4), then its weight w* = −G/(H+λ), λ = 1.
+# **Exercise 11.2.** In round 1 every row starts at the class shares. h of one class's tree
+# for one row (the shipped numbers: the *apple* tree, class 0, for row 4, a banana).
+
+# %%
+print(sheet["11.2"].prompt)
+my_h_apple = None  # ← your answer
+sheet["11.2"].check(my_h_apple)
+
+# %% [markdown]
+# **Exercise 11.3.** A leaf of the cherry tree of round 1: work out G and H from its rows' g
+# and h (section 4), then its weight w* = −G/(H+λ), λ = 1 (the shipped numbers: leaf 2, with
+# rows 6, 7 and 8, a banana and two cherries, each starting at p_cherry = 2/9).
 
 # %%
 print("rows in leaf 2:", list(inst.index[inst["leaf"] == 2]))
-leaf2 = cherry_nodes.loc[2]
+print(sheet["11.3"].prompt)
 my_cherry_leaf = None  # ← your answer
-tg.check.leaf_weight(my_cherry_leaf, G=leaf2["G"], H=leaf2["H"], reg_lambda=1.0)
+sheet["11.3"].check(my_cherry_leaf)
+
+# %% [markdown]
+# **Why?** Answer with a letter.
+
+# %%
+print(sheet["11.4"].prompt)
+my_why = None  # ← your answer
+sheet["11.4"].check(my_why)
 
 # %% [markdown]
 # ## What you have seen

@@ -41,6 +41,10 @@ import pandas as pd
 
 import teachgbt as tg
 
+# Your own numbers for the exercises: put your student id here (any name or number), or
+# leave None for the numbers the lesson ships with.
+STUDENT = None
+
 # %% [markdown]
 # ## 1. One tree to take apart
 #
@@ -91,7 +95,7 @@ pd.DataFrame({"node": nodes["node"], "H": nodes["H"], "E[node]": E}).round(3)
 path = tg.explain.contributions(stand, days, method="path")
 assert np.allclose(path.loc[5, ["sunny", "weekend", "bias"]], [10.65, 9.6, 35.75])
 assert np.allclose(path.sum(axis=1), stand.predict(days))
-path.round(2)
+path.loc[[1, 5]].round(2)  # rows 0, 3 and 4 are your exercises
 
 # %% [markdown]
 # Simple, but it depends on the order of the splits: the feature asked first gets the change
@@ -128,7 +132,7 @@ shap = tg.explain.contributions(stand, days)  # method="shap" is the default
 assert np.allclose([phi_sunny, phi_weekend], [11.70, 8.55])
 assert np.allclose(shap.loc[5, ["sunny", "weekend"]], [phi_sunny, phi_weekend])
 assert np.allclose(shap.sum(axis=1), stand.predict(days))
-pd.concat({"path (Saabas)": path, "SHAP": shap}, axis=1).round(2)
+pd.concat({"path (Saabas)": path, "SHAP": shap}, axis=1).loc[[1, 5]].round(2)
 
 # %% [markdown]
 # Both split the same total, leaf − root = 56 − 35.75 = 20.25; SHAP gives `sunny` a little
@@ -204,22 +208,36 @@ else:
 # %% [markdown]
 # ## 7. Your turn
 #
-# Back to the ice-cream tree of sections 1–4 (leaves 10, 22, 32, 56 over 1, 2, 2, 3 days).
+# Back to the ice-cream tree of sections 1–4 (with `STUDENT` set, a tree on your own sales).
+# A wrong answer gets the likely slip or a hint; `reveal=True` in the `check` call shows the
+# value and the worked solution.
 #
-# **Exercise 12.1.** Row 3 is a sunny weekday. What is the path (Saabas) contribution of
-# `weekend` to its prediction?
+# **Exercise 12.1.** A path (Saabas) contribution (the shipped numbers: `weekend` for row 3,
+# a sunny weekday).
 
 # %%
+sheet = tg.exercises.sheet(12, student=STUDENT)
+print(sheet["12.1"].prompt)
 my_path_weekend = None  # ← your answer
-tg.check.contribution(my_path_weekend, stand, days.loc[[3]], "weekend", method="path")
+sheet["12.1"].check(my_path_weekend)
 
 # %% [markdown]
-# **Exercise 12.2.** Row 0 is a cloudy weekday (its leaf is worth 10). Work out v(∅), v({sunny}),
-# v({weekend}) and v({sunny, weekend}) for it, then the Shapley value of `sunny`.
+# **Exercise 12.2.** A Shapley value: work out v(∅), v({sunny}), v({weekend}) and
+# v({sunny, weekend}) for the row, then the Shapley value (the shipped numbers: `sunny` for
+# row 0, a cloudy weekday).
 
 # %%
+print(sheet["12.2"].prompt)
 my_shap_sunny = None  # ← your answer
-tg.check.contribution(my_shap_sunny, stand, days.loc[[0]], "sunny", method="shap")
+sheet["12.2"].check(my_shap_sunny)
+
+# %% [markdown]
+# **Why?** Answer with a letter.
+
+# %%
+print(sheet["12.3"].prompt)
+my_why = None  # ← your answer
+sheet["12.3"].check(my_why)
 
 # %% [markdown]
 # ## What you have seen

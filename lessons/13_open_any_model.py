@@ -48,6 +48,10 @@ import pandas as pd
 
 import teachgbt as tg
 
+# Your own numbers for the exercises: put your student id here (any name or number), or
+# leave None for the numbers the lesson ships with.
+STUDENT = None
+
 try:
     import xgboost as xgb
 except ImportError:
@@ -97,7 +101,8 @@ if xgb is not None:
 # * H is the **cover**;
 # * from $w^* = -G/(H+\lambda)$: $G = -w^*(H + \lambda)$.
 #
-# Every leaf of the imported tree, rebuilt by hand from XGBoost's table:
+# Every leaf of the imported tree but leaf 3 (exercises 13.1 and 13.2 ask for it), rebuilt
+# by hand from XGBoost's table:
 
 # %%
 if xgb is not None:
@@ -110,7 +115,7 @@ if xgb is not None:
     assert np.allclose(w_star, ours.loc[leaf.index[leaf], "weight"], atol=1e-5)
     assert np.allclose(H, ours.loc[leaf.index[leaf], "H"], atol=1e-4)
     assert np.allclose(G, ours.loc[leaf.index[leaf], "G"], atol=1e-3)
-    print(rebuilt.round(6).to_string())
+    print(rebuilt.drop(index=3).round(6).to_string())
 
 # %% [markdown]
 # ## 3. XGBoost's gain is `loss_chg`
@@ -130,20 +135,21 @@ if xgb is not None:
         "XGBoost Gain = loss_chg": xgb_gain,
         "gain = ½(loss_chg − gamma)": 0.5 * (xgb_gain - gamma),
     }
-    print(pd.DataFrame(both).round(4).to_string())
+    print(pd.DataFrame(both).drop(index=0).round(4).to_string())  # the root: exercise 13.3
 
 # %% [markdown]
 # ## 4. Draw it, explain it
 #
-# The imported tree is an ordinary `tg.Tree`: every split shows G, H, the gain and
-# `loss_chg`; every leaf w* and η·w*. `tg.explain.split` writes the root's gain out with G_L,
-# H_L, G_R, H_R filled in.
+# The imported tree is an ordinary `tg.Tree`: it draws and explains like any other (here
+# with what XGBoost stored — H, `loss_chg` and η·w*; w*, G and the gain would give away the
+# exercises). `tg.explain.split` writes node 2's gain out with G_L, H_L, G_R, H_R filled in
+# (node 1's would show leaf 3's G).
 
 # %%
 if xgb is not None:
-    model.trees_[0].plot(fields=["G", "H", "gain", "loss_chg", "weight", "value"])
+    model.trees_[0].plot(fields=["H", "loss_chg", "value"])
     plt.show()
-    print(tg.explain.split(model, 1, 0))
+    print(tg.explain.split(model, 1, 2))
 
 # %% [markdown]
 # ## 5. What a model file does not store
@@ -225,28 +231,43 @@ if xgb is not None:
 else:  # the same numbers, so that the exercises work without XGBoost
     leaf3_value, leaf3_cover, root_gain = -0.377599, 19.928, 60.5002
 print(f"leaf 3: value {leaf3_value}, cover {leaf3_cover};  root: Gain {root_gain}")
+sheet = tg.exercises.sheet(13, student=STUDENT)  # these numbers, or yours if STUDENT is set
+if STUDENT is None:
+    assert np.isclose(sheet["13.1"].answer, leaf3_value / eta, rtol=1e-6)
 
 # %% [markdown]
-# **Exercise 13.1.** Leaf 3's w*, from its stored value and η.
+# **Exercise 13.1.** A leaf's w*, from its stored value and η. A wrong answer gets the likely
+# slip or a hint; `reveal=True` in the `check` call shows the value and the worked solution.
 
 # %%
+print(sheet["13.1"].prompt)
 my_w_star = None  # ← your answer
-tg.check.recovered(my_w_star, "weight", value=leaf3_value, learning_rate=eta)
+sheet["13.1"].check(my_w_star)
 
 # %% [markdown]
-# **Exercise 13.2.** Leaf 3's G, from its w* (exercise 13.1), its H (the cover) and λ.
+# **Exercise 13.2.** The leaf's G, from its w* (exercise 13.1), its H (the cover) and λ.
 
 # %%
+print(sheet["13.2"].prompt)
 my_G = None  # ← your answer
-tg.check.recovered(my_G, "G", weight=leaf3_value / eta, H=leaf3_cover, reg_lambda=lam)
+sheet["13.2"].check(my_G)
 
 # %% [markdown]
 # **Exercise 13.3.** The root's gain as seed 000 writes it, from XGBoost's `Gain` and the
 # model's `gamma`.
 
 # %%
+print(sheet["13.3"].prompt)
 my_gain = None  # ← your answer
-tg.check.recovered(my_gain, "gain", loss_chg=root_gain, gamma=gamma)
+sheet["13.3"].check(my_gain)
+
+# %% [markdown]
+# **Why?** Answer with a letter.
+
+# %%
+print(sheet["13.4"].prompt)
+my_why = None  # ← your answer
+sheet["13.4"].check(my_why)
 
 # %% [markdown]
 # ## What you have seen

@@ -13,6 +13,8 @@ import math
 
 import numpy as np
 
+from .routing import DEFAULT_RULE, rule_of
+
 __all__ = ["format_number", "format_threshold", "format_rule", "split_rule"]
 
 # a threshold prints as a plain decimal inside this range of magnitudes, else in e-notation
@@ -32,24 +34,25 @@ def format_number(x, precision=3):
     return "0" if s in ("-0", "") else s
 
 
-def format_threshold(t):
-    """The shortest decimal that reads back as the same float32 threshold.
-
-    Trees compare ``x < threshold`` in float32, so this text is exactly the
-    rule the tree applies: no ``0.5`` printed for a float32 0.50000006.
-    """
-    x = np.float32(t)
+def format_threshold(t, rule=DEFAULT_RULE):
+    """The shortest decimal that reads back as the same threshold, in the precision the
+    tree's library keeps it: float32 for XGBoost's rule (so no ``0.5`` printed for a
+    float32 0.50000006), float64 for the ``≤`` rules (LightGBM, scikit-learn), as the
+    library writes it. This text is exactly the rule the tree applies."""
+    x = np.float32(t) if rule_of(rule).op == "<" else np.float64(t)
     if x == 0 or _PLAIN_MIN <= abs(x) < _PLAIN_MAX:
         return np.format_float_positional(x, unique=True, trim="-")
     return np.format_float_scientific(x, unique=True, trim="-")
 
 
-def format_rule(feature, threshold):
-    """The rule of a split, ``feature < threshold``: rows for which it holds go left."""
-    return f"{feature} < {format_threshold(threshold)}"
+def format_rule(feature, threshold, rule=DEFAULT_RULE):
+    """The rule of a split, ``feature < threshold`` (``≤`` for the libraries that compare
+    so): rows for which it holds go left."""
+    return f"{feature} {rule_of(rule).op} {format_threshold(threshold, rule)}"
 
 
 def split_rule(tree, node):
     """The rule of split node ``node`` of ``tree``, with the tree's own feature name."""
     node = int(node)
-    return format_rule(tree.feature_name(int(tree.feature[node])), tree.threshold[node])
+    name = tree.feature_name(int(tree.feature[node]))
+    return format_rule(name, tree.threshold[node], tree.rule)

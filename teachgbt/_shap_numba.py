@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ._tree_numba import goes_left
+
 
 @njit(parallel=True, cache=True, nogil=True)
 def add_tree_shap(X, feature, threshold, default_left, node, went_left, bit, slot_feature,
@@ -30,8 +32,7 @@ def add_tree_shap(X, feature, threshold, default_left, node, went_left, bit, slo
             if f < 0:
                 left[i] = False
             else:
-                x = X[r, f]
-                left[i] = default_left[i] if np.isnan(x) else x < threshold[i]
+                left[i] = goes_left(X[r, f], threshold[i], default_left[i])
         for leaf in range(n_leaves):
             missed = 0
             for e in range(n_edges):

@@ -1,4 +1,9 @@
-"""The compiled twin of ``Tree.apply`` (optional: needs numba; see ``teachgbt._kernels``)."""
+"""The compiled twin of ``Tree.apply`` (optional: needs numba; see ``teachgbt._kernels``).
+
+X and the cut points come prepared by ``teachgbt.routing`` (float32 for XGBoost's rule,
+float64 for the rules that compare float64 values); numba compiles one version of each
+kernel per precision. ``goes_left`` is ``routing.goes_left`` compiled.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,8 @@ from numba import njit, prange
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _goes_left(x, threshold, default_left):
-    """x < threshold, or the default direction when x is missing: as one expression
+def goes_left(x, threshold, default_left):
+    """x < T, or the default direction when x is missing (``routing.goes_left``): as one expression
     (NaN compares False both ways), so that it compiles without a branch; with
     ``np.isnan`` in a conditional the prediction took 1.8 times as long."""
     return (x < threshold) | (default_left & (x != x))
@@ -33,7 +38,7 @@ def apply_tree(X, feature, threshold, default_left, left, right, depth):
             for t in range(m):
                 node = u(nodes[t])
                 x = X[u(lo + t), u(feature[node])]
-                go = _goes_left(x, threshold[node], default_left[node])
+                go = goes_left(x, threshold[node], default_left[node])
                 a, b = left[node], right[node]
                 nodes[t] = b + (a - b) * go
         for t in range(m):
@@ -63,7 +68,7 @@ def add_trees(X, margin, feature, threshold, default_left, left, right, value, o
                 for k in range(m):
                     g = u(off + nodes[k])
                     x = X[u(lo + k), u(feature[g])]
-                    go = _goes_left(x, threshold[g], default_left[g])
+                    go = goes_left(x, threshold[g], default_left[g])
                     a, b = left[g], right[g]
                     nodes[k] = b + (a - b) * go
             for k in range(m):

@@ -64,11 +64,15 @@ def text_columns(df):
     return [c for c in df.columns if is_text(df[c])]
 
 
-def check_X(X, what="X"):
-    """Return (X as a C-ordered float32 ndarray, feature names or None). Never mutates X.
+def check_X(X, what="X", dtype=np.float32, beyond_float32=False):
+    """Return (X as a C-ordered ``dtype`` ndarray, feature names or None). Never mutates X.
 
-    float32 is the precision trees compare features in. An input that already is
-    a C-ordered float32 array is used as it is, without a copy.
+    float32 is the precision teachgbt's trees (and XGBoost's) compare features in;
+    models imported from a library that compares float64 values (LightGBM,
+    HistGradientBoosting) are given float64 X, which may hold any finite number.
+    ``beyond_float32``: finite values too large for float32 become ±inf in float32 X, as
+    XGBoost reads them at prediction (else they are refused, as in training). An input
+    that already is a C-ordered array of ``dtype`` is used as it is, without a copy.
     """
     names = None
     index = None
@@ -90,12 +94,15 @@ def check_X(X, what="X"):
             )
         if X.shape[0] and X.shape[1]:
             with np.errstate(over="ignore"):  # too-large values are reported below
-                source = X.to_numpy(dtype=np.float32, na_value=np.nan)
+                source = X.to_numpy(dtype=dtype, na_value=np.nan)
         else:
-            source = np.empty(X.shape, dtype=np.float32)
+            source = np.empty(X.shape, dtype=dtype)
 
         def original(i, j):
             return float(X.iat[i, j])
+
+        def infinite():
+            return np.isinf(X.to_numpy(dtype=np.float64, na_value=np.nan))
     else:
         try:
             source = np.asarray(X)
@@ -130,6 +137,9 @@ def check_X(X, what="X"):
         def original(i, j):
             return float(source[i, j])
 
+        def infinite():
+            return np.isinf(np.asarray(source, dtype=np.float64))
+
     # the wording of scikit-learn's check_array, which its estimator checks expect
     if source.shape[0] == 0:
         raise ValueError(
@@ -142,8 +152,10 @@ def check_X(X, what="X"):
             f"(shape={source.shape}) while a minimum of 1 is required."
         )
     with np.errstate(over="ignore"):  # too-large values are reported below
-        X32 = np.ascontiguousarray(source, dtype=np.float32)
+        X32 = np.ascontiguousarray(source, dtype=dtype)
     inf = np.isinf(X32)
+    if inf.any() and beyond_float32:  # only values that were infinite before the cast
+        inf &= infinite()
     if inf.any():
         i, j = np.argwhere(inf)[0]
         col = names[j] if names else int(j)

@@ -356,6 +356,12 @@ def cmd_explore(args):
     print(f"wrote the explorer of {args.model}{rows} to {args.output}")
 
 
+def cmd_exercises(args):
+    from .exercises import command
+
+    command(args)
+
+
 def cmd_lessons(args):
     import shutil
     from importlib import resources
@@ -482,6 +488,19 @@ def build_parser():
     les.add_argument("dir", nargs="?", default="teachgbt-lessons", metavar="DIR")
     les.add_argument("--force", action="store_true", help="overwrite notebooks already there")
     les.set_defaults(func=cmd_lessons)
+
+    ex = sub.add_parser("exercises", help="a lesson's exercises, one sheet per student")
+    ex.add_argument("lesson", metavar="LESSON", help="a lesson's number (5) or name")
+    ex.add_argument(
+        "--student", metavar="ID", help="the student's own numbers (default: the lesson's)"
+    )
+    ex.add_argument("--key", action="store_true", help="add the answers, for the teacher")
+    ex.add_argument("--solutions", action="store_true", help="add the worked solutions")
+    ex.add_argument("--edition", choices=["student", "solutions"], help="write the notebook so")
+    ex.add_argument("--class", dest="class_size", type=int, metavar="N", help="N sheets and a key")
+    ex.add_argument("--out", metavar="DIR", help="where --class writes its files")
+    ex.add_argument("--force", action="store_true", help="overwrite sheets already in DIR")
+    ex.set_defaults(func=cmd_exercises)
     return p
 
 

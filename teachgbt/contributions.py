@@ -1,7 +1,8 @@
 """How much each feature moved one prediction: SHAP values and the path attribution.
 
 A tree's *expected value* at a node is the cover-weighted mean of the leaves below
-it (cover = H, the hessian sum the node was grown from): what the tree predicts when
+it (``tree.cover``, the library's own: H, the hessian sum the node was grown from, for
+teachgbt and XGBoost; the row count for LightGBM and scikit-learn): what the tree predicts when
 nothing about the instance is known. Both attributions start from that number at
 the root (the ``bias``) and hand the rest of the margin to the features:
 
@@ -27,9 +28,8 @@ from math import factorial
 import numpy as np
 import pandas as pd
 
-from . import _kernels
+from . import _kernels, routing
 from ._validation import check_is_fitted
-from .tree import as_float32_matrix
 
 __all__ = [
     "contributions",
@@ -50,39 +50,43 @@ MAX_ENUMERATED_FEATURES = 16
 FULL_TABLE_BUDGET = 1 << 16
 # tree_shap: rows per block, so that a block's (rows × leaves × depth) arrays stay small
 BLOCK_ELEMENTS = 1 << 22
+# tree_shap: paths on more distinct features than this are not coded as bit patterns
+# (a code leaf·2^S must fit in 64 bits); each leaf's values are then computed directly
+MAX_PATTERN_BITS = 30
 
 
 # ------------------------------------------------------------------ expected values
 def expected_values(tree):
     """Each node's expected value: a leaf's value, else the mean of its children's
-    expected values weighted by their cover H (XGBoost's ``node_mean_values``)."""
+    expected values weighted by their cover (XGBoost's ``node_mean_values``)."""
     mean = np.asarray(tree.value, dtype=np.float64).copy()
+    cover = tree.cover
     # children are numbered after their parents: fill bottom-up
     for i in reversed(np.flatnonzero(~tree.is_leaf)):
         L, R = tree.left[i], tree.right[i]
-        mean[i] = (mean[L] * tree.H[L] + mean[R] * tree.H[R]) / tree.H[i]
+        mean[i] = (mean[L] * cover[L] + mean[R] * cover[R]) / cover[i]
     return mean
 
 
-def _goes_left(tree, node, value):
-    """Whether an instance with ``value`` of the node's feature goes left (missing: default)."""
-    if np.isnan(value):
-        return bool(tree.default_left[node])
-    return bool(np.float32(value) < np.float32(tree.threshold[node]))
-
-
 def expected_value_given(tree, x, known, node=0):
-    """The tree's expected prediction for ``x`` when only the features in ``known`` are
-    known: at a split on a known feature follow ``x``; on an unknown one, take both
-    children, weighted by their share of the node's cover H."""
+    """The tree's expected prediction for the row ``x`` when only the features in
+    ``known`` are known: at a split on a known feature follow ``x``; on an unknown one,
+    take both children, weighted by their share of the node's cover."""
+    x = tree.prepare(np.asarray(x, dtype=np.float64).reshape(1, -1))[0]
+    return _expected_given(tree, x, known, node, routing.cut_points(tree.rule, tree.threshold))
+
+
+def _expected_given(tree, x, known, node, T):
+    """``expected_value_given`` for a row already prepared; T: the cut points."""
     if tree.feature[node] < 0:
         return float(tree.value[node])
     f, L, R = int(tree.feature[node]), int(tree.left[node]), int(tree.right[node])
     if f in known:
-        return expected_value_given(tree, x, known, L if _goes_left(tree, node, x[f]) else R)
-    left = expected_value_given(tree, x, known, L)
-    right = expected_value_given(tree, x, known, R)
-    return (tree.H[L] * left + tree.H[R] * right) / tree.H[node]
+        left = routing.goes_left(x[f], T[node], tree.default_left[node])
+        return _expected_given(tree, x, known, L if left else R, T)
+    left = _expected_given(tree, x, known, L, T)
+    right = _expected_given(tree, x, known, R, T)
+    return (tree.cover[L] * left + tree.cover[R] * right) / tree.cover[node]
 
 
 def shapley_values(tree, x):
@@ -93,7 +97,8 @@ def shapley_values(tree, x):
     take part: a feature the tree never asks about changes no v(S), so its value is 0.
     Returns (φ as an array over all features, the bias v(∅)).
     """
-    x = np.asarray(x, dtype=np.float64).reshape(-1)
+    x = tree.prepare(np.asarray(x, dtype=np.float64).reshape(1, -1))[0]
+    T = routing.cut_points(tree.rule, tree.threshold)
     used = sorted({int(f) for f in tree.feature[~tree.is_leaf]})
     M = len(used)
     if M > MAX_ENUMERATED_FEATURES:
@@ -104,7 +109,7 @@ def shapley_values(tree, x):
     v = {}
     for size in range(M + 1):
         for S in combinations(used, size):
-            v[S] = expected_value_given(tree, x, set(S))
+            v[S] = _expected_given(tree, x, set(S), 0, T)
     phi = np.zeros(tree.n_features)
     for j in used:
         others = [f for f in used if f != j]
@@ -123,7 +128,7 @@ def _leaf_paths(tree):
 
     Returns node[l, e], went_left[l, e], slot[l, e] for edge e of leaf l (padding
     edges: node 0, slot −1), and per slot: feature[l, s] (−1 on padding) and the
-    zero fraction z[l, s] = Π H_child/H_node over the leaf's edges on that feature
+    zero fraction z[l, s] = Π cover_child/cover_node over the leaf's edges on that feature
     (padding: 1), the share of the cover that reaches the leaf when the feature is
     unknown.
     """
@@ -139,7 +144,7 @@ def _leaf_paths(tree):
         edges, i = [], int(leaf)
         while tree.parent[i] >= 0:
             p = int(tree.parent[i])
-            edges.append((p, i == tree.left[p], tree.H[i] / tree.H[p]))
+            edges.append((p, i == tree.left[p], tree.cover[i] / tree.cover[p]))
             i = p
         order = []
         for e, (p, left, share) in enumerate(reversed(edges)):
@@ -162,6 +167,7 @@ def _pattern_shap(z, o, value):
     are null players and change nothing.
     """
     P, S = z.shape
+    # exact big-integer ratios: any S, however deep the tree
     shapley_weight = np.array(
         [factorial(s) * factorial(S - s - 1) / factorial(S) for s in range(S)]
     )
@@ -185,7 +191,7 @@ def tree_shap(tree, X):
     the values are computed once per (leaf, pattern) seen — or for every pattern
     when that table is small — and looked up for each row.
     """
-    X = as_float32_matrix(X, tree.n_features)
+    X = tree.prepare(X)
     n, d = X.shape
     mean = expected_values(tree)
     phi = np.zeros((n, d))
@@ -194,6 +200,10 @@ def tree_shap(tree, X):
     node, went_left, slot, feature, z = _leaf_paths(tree)
     n_leaves, S = z.shape
     value = tree.value[tree.leaves]
+    threshold = routing.cut_points(tree.rule, tree.threshold)
+    if S > MAX_PATTERN_BITS:
+        _leaf_by_leaf(tree, X, threshold, (node, went_left, slot, feature, z), value, phi)
+        return phi, float(mean[0])
     # slot s of leaf l adds its φ to column feature[l, s]: one matrix product per block
     to_column = np.zeros((n_leaves * S, d))
     real = feature.reshape(-1) >= 0
@@ -203,7 +213,6 @@ def tree_shap(tree, X):
         codes = np.arange(n_leaves << S)
         table = _table(codes, S, z, value)
     bit = np.where(slot >= 0, np.left_shift(1, np.maximum(slot, 0)), 0)  # (n_leaves, depth)
-    threshold = tree.threshold.astype(np.float32)
     # compiled only for large X: a first compile costs seconds (see teachgbt._kernels)
     kernels = _kernels.load("_shap_numba", n * d) if full else None
     if kernels is not None:  # the same lookup, compiled
@@ -217,7 +226,7 @@ def tree_shap(tree, X):
     for lo in range(0, n, rows_per_block):
         xb = X[lo : lo + rows_per_block]
         x = xb[:, np.maximum(tree.feature, 0)]  # (rows, n_nodes)
-        left = np.where(np.isnan(x), tree.default_left, x < threshold)
+        left = routing.goes_left(x, threshold, tree.default_left)
         missed = np.zeros((len(xb), n_leaves), dtype=np.int64)  # bits of slots not followed
         for e in range(node.shape[1]):
             missed |= (left[:, node[:, e]] != went_left[:, e]) * bit[:, e]
@@ -229,6 +238,22 @@ def tree_shap(tree, X):
             vals = _table(seen, S, z, value)[inverse.reshape(code.shape)]
         phi[lo : lo + len(xb)] = vals.reshape(len(xb), n_leaves * S) @ to_column
     return phi, float(mean[0])
+
+
+def _leaf_by_leaf(tree, X, threshold, paths, value, phi):
+    """``tree_shap`` for paths too deep for bit patterns: every leaf's game for every row."""
+    node, went_left, slot, feature, z = paths
+    n_leaves, S = z.shape
+    x = X[:, np.maximum(tree.feature, 0)]  # (rows, n_nodes)
+    left = routing.goes_left(x, threshold, tree.default_left)
+    for li in range(n_leaves):
+        follows = np.ones((len(X), S), dtype=bool)  # the row follows every edge on slot s
+        for e in np.flatnonzero(slot[li] >= 0):
+            follows[:, slot[li, e]] &= left[:, node[li, e]] == went_left[li, e]
+        zl = np.broadcast_to(z[li], follows.shape)
+        leaf_phi = _pattern_shap(zl, follows.astype(np.float64), np.full(len(X), value[li]))
+        real = feature[li] >= 0  # a leaf's slots are distinct features
+        phi[:, feature[li, real]] += leaf_phi[:, real]
 
 
 def _table(codes, S, z, value):
@@ -244,11 +269,11 @@ def path_contributions(tree, X):
     Each split on the path hands the change of the expected value, from the node to
     the child the row goes to, to the feature split on.
     """
-    X = as_float32_matrix(X, tree.n_features)
+    X = tree.prepare(X)
     n, d = X.shape
     mean = expected_values(tree)
     phi = np.zeros((n, d))
-    threshold = tree.threshold.astype(np.float32)
+    threshold = routing.cut_points(tree.rule, tree.threshold)
     rows = np.arange(n)
     node = np.zeros(n, dtype=np.int64)
     for _ in range(tree.max_depth):
@@ -256,7 +281,7 @@ def path_contributions(tree, X):
         r, i = rows[inner], node[inner]
         f = tree.feature[i]
         x = X[r, f]
-        left = np.where(np.isnan(x), tree.default_left[i], x < threshold[i])
+        left = routing.goes_left(x, threshold[i], tree.default_left[i])
         child = np.where(left, tree.left[i], tree.right[i])
         phi[r, f] += mean[child] - mean[i]  # one split per row and level: no repeated index
         node[inner] = child
@@ -291,26 +316,19 @@ def _feature_names(model):
 def _trees_of_class(model, class_):
     """The trees whose sum is the margin of ``class_``, and that margin's start value.
 
-    Binary and regression models have one margin: ``class_`` must be None. For K ≥ 3
-    classes the trees are stored round by round, one per class (XGBoost's order), so
-    class k owns every K-th tree from the k-th.
+    Binary and regression models have one margin: ``class_`` must be None. A softmax
+    model of K classes (K ≥ 3, or LightGBM's two-class softmax) stores its trees round by
+    round, one per class (XGBoost's order), so class k owns every K-th tree from the k-th.
     """
-    classes = getattr(model, "classes_", None)
-    K = 0 if classes is None else len(classes)
-    trees = model.model_.used_trees()  # as decision_function: to the best round
-    if K < 3:
-        if class_ is not None:
-            raise ValueError(
-                f"class_={class_!r}: this model has a single margin (regression or two "
-                "classes), so there is no class to choose; leave class_=None"
-            )
-        return trees, float(model.base_margin_)
-    if not isinstance(class_, (int, np.integer)) or not 0 <= class_ < K:
+    fitted = model.model_
+    K = fitted.n_outputs
+    if K == 1 and class_ is not None:
         raise ValueError(
-            f"this model has {K} classes, one margin each: pass class_= a class index from "
-            f"0 to {K - 1}; got {class_!r}"
+            f"class_={class_!r}: this model has a single margin (regression or two "
+            "classes), so there is no class to choose; leave class_=None"
         )
-    return trees[class_::K], float(np.asarray(model.base_margin_).reshape(-1)[class_])
+    # as decision_function: to the best round
+    return fitted.used_trees(class_=class_), fitted.class_base_margin(class_)
 
 
 def contributions(model, X, method="shap", class_=None):
@@ -326,13 +344,13 @@ def contributions(model, X, method="shap", class_=None):
     if method not in METHODS:
         raise ValueError(f"method={method!r}; use one of {list(METHODS)}")
     index = X.index if isinstance(X, pd.DataFrame) else None
-    X32 = model._validate_X_predict(X)
+    X = model._validate_X_predict(X)
     trees, base_margin = _trees_of_class(model, class_)
     per_tree = tree_shap if method == "shap" else path_contributions
-    phi = np.zeros(X32.shape)
+    phi = np.zeros(X.shape)
     bias = base_margin
     for tree in trees:
-        tree_phi, tree_bias = per_tree(tree, X32)
+        tree_phi, tree_bias = per_tree(tree, X)
         phi += tree_phi
         bias += tree_bias
     out = pd.DataFrame(phi, columns=_feature_names(model), index=index)

@@ -156,7 +156,7 @@ class _Boosting(_Base):
                     )
                 X = X[[c for c in X.columns if str(c) in expected]]
                 X = X[sorted(X.columns, key=lambda c: expected.index(str(c)))]
-        X32, _ = V.check_X(X, what)
+        X32, _ = self.model_.check_X(X, what)
         if X32.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"{what} has {X32.shape[1]} features, but {type(self).__name__} is expecting "
@@ -329,14 +329,6 @@ class _Boosting(_Base):
     @property
     def best_iteration_(self):
         return self._fitted("best_iteration_").best_iteration
-
-    @property
-    def _origin(self):
-        return self._fitted("an origin").origin
-
-    @_origin.setter
-    def _origin(self, origin):  # the importers name the library and file after from_trees
-        self._fitted("an origin").origin = origin
 
     @property
     def trace_(self):

@@ -26,12 +26,8 @@ from .explanation import (
     number,
     split_gain_steps,
     structure_score_steps,
-    tex_text,
 )
 from .losses import sigmoid, softmax
-
-# until teachgbt.check reads teachgbt.explanation's public names (the exercises branch)
-_line, _n, _r, _tex_text = line, bracketed, number, tex_text
 
 __all__ = [
     "Explanation",
@@ -272,7 +268,7 @@ def prediction(model, x, precision=3, iteration_range=None, *, class_=None):
                 "margin₀",
                 f"base_score{which} = {number(m0, p)}",
                 r"\text{margin}_0",
-                rf"\text{{base\_score}}{which} = {number(m0, p)}",
+                rf"\text{{base}}\_\text{{score}}{which} = {number(m0, p)}",
             )
         )
     adds = []
@@ -285,7 +281,7 @@ def prediction(model, x, precision=3, iteration_range=None, *, class_=None):
             ans = "yes" if b == int(tree.left[a]) else "no"
             shown = "missing" if np.isnan(val) else format_number(val, 6)
             value_of = f"{tree.feature_name(f)} = {shown}"
-            steps.append(f"{format_rule(value_of, tree.threshold[a])}? {ans}")
+            steps.append(f"{format_rule(value_of, tree.threshold[a], tree.rule)}? {ans}")
         lf = path[-1]
         w, val = float(tree.weight[lf]), float(tree.value[lf])
         adds.append(val)

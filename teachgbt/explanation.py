@@ -78,22 +78,25 @@ class Explanation:
         return "$$\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}$$"
 
 
+# Text inside \text{} is shown verbatim by MathJax, so a TeX escape there prints its
+# backslash ("G\_L"): a special character closes the \text{}, is written in math mode, and
+# reopens it; the few with no math-mode form become their Unicode look-alikes.
 _TEX_TEXT = {
-    "\\": r"\textbackslash{}",
-    "_": r"\_",
-    "%": r"\%",
-    "&": r"\&",
-    "#": r"\#",
-    "$": r"\$",
-    "{": r"\{",
-    "}": r"\}",
-    "^": r"\^{}",
-    "~": r"\~{}",
+    "\\": "∖",
+    "^": "ˆ",
+    "~": "∼",
+    "_": r"}\_\text{",
+    "%": r"}\%\text{",
+    "&": r"}\&\text{",
+    "#": r"}\#\text{",
+    "$": r"}\$\text{",
+    "{": r"}\{\text{",
+    "}": r"}\}\text{",
 }
 
 
 def tex_text(s):
-    """Plain words made safe inside LaTeX's ``\\text{}``."""
+    """``s`` for the inside of ``\\text{…}``: no escape is left inside the text."""
     return "".join(_TEX_TEXT.get(c, c) for c in str(s))
 
 

@@ -185,8 +185,9 @@ class Softmax(Loss):
     metric_name = "mlogloss"
 
     def __init__(self, n_classes):
-        if int(n_classes) < 3:
-            raise ValueError(f"Softmax is for 3 or more classes; got n_classes={n_classes!r}")
+        # two classes: a softmax over two margins (LightGBM's multiclass with num_class=2)
+        if int(n_classes) < 2:
+            raise ValueError(f"Softmax is for 2 or more classes; got n_classes={n_classes!r}")
         self.n_classes = self.n_outputs = int(n_classes)
 
     def one_hot(self, y):
@@ -325,7 +326,7 @@ _BY_NAME = {
 def get_loss(objective, is_classifier, n_classes=2):
     """Resolve ``objective`` (None, a name or a callable) to a Loss; a classifier of
     ``n_classes`` ≥ 3 classes gets ``Softmax``."""
-    if is_classifier and n_classes >= 3:
+    if is_classifier and (n_classes >= 3 or (n_classes == 2 and objective == "multi:softprob")):
         if objective not in (None, "multi:softprob"):
             raise ValueError(
                 f"{n_classes} classes need objective=None or 'multi:softprob' (softmax); "

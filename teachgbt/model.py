@@ -25,6 +25,8 @@ import numbers
 
 import numpy as np
 
+from . import routing
+from ._validation import check_X
 from .tree import add_tree_values
 
 __all__ = ["Model", "FITTED_HERE"]
@@ -192,11 +194,12 @@ class Model:
     # ------------------------------------------------------------ prediction
     def rounds(self, iteration_range=None):
         """``(start, end)``: the rounds start … end−1 (0-based) a prediction adds, with
-        XGBoost's meaning: None is every round, or up to ``best_iteration`` after early
-        stopping; ``end = 0`` means up to the last round, so (0, 0) is every round."""
+        XGBoost's meaning: None, or ``end = 0``, is up to the last round, or up to
+        ``best_iteration`` after early stopping; so (0, 0) is every round."""
         n = self.n_rounds
+        last = n if self.best_iteration is None else min(self.best_iteration + 1, n)
         if iteration_range is None:
-            return 0, n if self.best_iteration is None else min(self.best_iteration + 1, n)
+            return 0, last
         try:
             start, end = iteration_range
         except (TypeError, ValueError):
@@ -208,7 +211,7 @@ class Model:
                 raise ValueError(
                     f"iteration_range must be whole numbers (start, end); got {iteration_range!r}"
                 )
-        end = n if end == 0 else int(end)
+        end = last if end == 0 else int(end)
         if not 0 <= start <= end <= n:
             raise ValueError(
                 f"iteration_range={tuple(iteration_range)!r}: this model has {n} rounds; use "
@@ -229,10 +232,17 @@ class Model:
         k = self.check_class(class_)
         return float(np.asarray(self.base_margin, dtype=np.float64).reshape(-1)[k])
 
+    def check_X(self, X, what="X"):
+        """``X`` validated and in the precision the trees read it: float32, or float64 when a
+        tree compares float64 values (LightGBM, HistGradientBoosting), where finite values
+        beyond float32 are numbers too. Returns (matrix, feature names or None)."""
+        trees = self.trees
+        return check_X(X, what, routing.input_dtype(trees), routing.takes_beyond_float32(trees))
+
     def margins(self, X, iteration_range=None):
         """Base margin + Σ η·f_t(x) over the rounds of ``iteration_range``, summed in the
         model's precision: (n,), or (n, K) with K ≥ 3 classes. ``X``: the validated
-        feature matrix (``_validation.check_X``)."""
+        feature matrix (``check_X``)."""
         return self._sum(self.used_trees(iteration_range), X)
 
     def margins_after(self, X, k):

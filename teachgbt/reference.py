@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from . import formulas
+from . import formulas, routing
 from .losses import logit, sigmoid
 from .tree import Tree, TreeBuilder, as_float32_matrix
 
@@ -151,7 +151,7 @@ def grow_tree(X, g, h, forward_scan, names, max_depth, reg_lambda, gamma, min_ch
             if s is None:
                 continue
             x = X[rows, s.feature]  # routed as Tree.predict routes them later
-            go_left = np.where(np.isnan(x), s.default_left, x < s.threshold)
+            go_left = routing.goes_left(x, s.threshold, s.default_left)
             left = add_node(rows[go_left], node, depth + 1)
             right = add_node(rows[~go_left], node, depth + 1)
             # seed 000, "Learn the tree structure": Gain = ½[...] − γ, with γ = gamma / 2

@@ -1,7 +1,8 @@
 """A fitted regression tree as flat node arrays (as scikit-learn and XGBoost store them).
 
 Node 0 is the root. For node ``i``: ``feature[i]`` and ``threshold[i]`` give
-the rule ``x[feature] < threshold`` (true goes to ``left[i]``), a missing value
+the rule ``x[feature] < threshold`` (true goes to ``left[i]``; ``≤`` for trees imported
+from a library that compares so, see ``teachgbt.routing``), a missing value
 goes left when ``default_left[i]``; leaves have ``feature == -1``. Every node
 keeps the statistics it was grown from: ``n``, ``G``, ``H``, the optimal weight
 ``weight`` (w*), ``value`` (η·w*, what a leaf adds to the margin), and for
@@ -9,8 +10,10 @@ split nodes ``gain`` (seed 000's ½[...] − γ with γ = gamma/2, i.e. ½(loss_
 gamma): its sign says what the model's gamma decided) and ``loss_chg`` (XGBoost's
 number for the same split).
 
-Features are compared in float32, as XGBoost does: thresholds are float32
-values and inputs are cast to float32 before routing.
+Features are compared as the tree's library compares them (``tree.rule``, one of
+``teachgbt.routing.RULES``): teachgbt's own trees and XGBoost's in float32, as XGBoost
+does. ``cover`` is the per-node weight TreeSHAP averages with, the library's own: H for
+teachgbt and XGBoost, row counts for LightGBM and scikit-learn.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from . import _kernels
+from . import _kernels, routing
 
 __all__ = ["Tree", "TreeBuilder", "NODE_COLUMNS", "as_float32_matrix", "add_tree_values"]
 
@@ -39,11 +42,12 @@ _ARRAYS = {
 }  # fmt: skip
 
 
-def as_float32_matrix(X, n_features=None, what="X"):
-    """X as a C-ordered float32 2-D array (the precision trees compare in)."""
+def as_float32_matrix(X, n_features=None, what="X", dtype=np.float32):
+    """X as a C-ordered 2-D array of ``dtype`` (float32: the precision teachgbt's trees
+    compare in; float64 for trees whose library compares float64 values)."""
     if isinstance(X, pd.DataFrame):
-        X = X.to_numpy(dtype=np.float32, na_value=np.nan)
-    X = np.asarray(X, dtype=np.float32)
+        X = X.to_numpy(dtype=dtype, na_value=np.nan)
+    X = np.asarray(X, dtype=dtype)
     if X.ndim == 1:
         X = X.reshape(1, -1) if n_features is not None and X.size == n_features else X
     if X.ndim != 2:
@@ -62,9 +66,27 @@ def _nullable_counts(n):
 class Tree:
     """One regression tree: flat node arrays plus the statistics it was grown from."""
 
-    def __init__(self, arrays, n_features, feature_names=None, learning_rate=1.0, extra=None):
+    def __init__(
+        self,
+        arrays,
+        n_features,
+        feature_names=None,
+        learning_rate=1.0,
+        extra=None,
+        rule=routing.DEFAULT_RULE,
+        cover=None,
+        missing=np.nan,
+        zero_missing=(),
+    ):
         for name, dtype in _ARRAYS.items():
             setattr(self, name, np.asarray(arrays[name], dtype=dtype))
+        # how a row is routed (teachgbt.routing): the library's comparison, the value that
+        # stands for missing, the features on which 0 is missing (LightGBM zero_as_missing)
+        self.rule = routing.rule_of(rule).name
+        self.missing = float(missing)
+        self.zero_missing = tuple(int(j) for j in zero_missing)
+        # TreeSHAP's per-node weight, the library's own (H when the library's cover is H)
+        self.cover = np.asarray(self.H if cover is None else cover, dtype=np.float64).copy()
         self.n_features = int(n_features)
         self.feature_names = list(feature_names) if feature_names is not None else None
         self.learning_rate = float(learning_rate)
@@ -106,18 +128,30 @@ class Tree:
 
     # ------------------------------------------------------------- routing
     def _routing(self):
-        """feature, float32 threshold, left, right with leaves pointing to themselves, so
-        every row can take the same step each level."""
+        """feature, cut point T of ``x < T`` (teachgbt.routing), left, right with leaves
+        pointing to themselves, so every row can take the same step each level."""
         leaf = self.is_leaf
         ids = np.arange(self.n_nodes, dtype=np.int32)
         left = np.where(leaf, ids, self.left).astype(np.int32)
         right = np.where(leaf, ids, self.right).astype(np.int32)
         feature = np.where(leaf, 0, self.feature).astype(np.int32)
-        return feature, self.threshold.astype(np.float32), left, right
+        return feature, routing.cut_points(self.rule, self.threshold), left, right
+
+    @property
+    def _input_key(self):
+        """Trees with the same key read X the same way (one prepared X serves them all)."""
+        missing = None if np.isnan(self.missing) else self.missing  # NaN != NaN
+        return (self.rule, missing, self.zero_missing)
+
+    def prepare(self, X):
+        """X as this tree's library reads it before comparing (``teachgbt.routing.prepare``)."""
+        if not isinstance(X, np.ndarray) or X.ndim != 2 or X.shape[1] != self.n_features:
+            X = as_float32_matrix(X, self.n_features, dtype=routing.rule_of(self.rule).dtype)
+        return routing.prepare(X, self.rule, self.missing, self.zero_missing)
 
     def apply(self, X):
         """The leaf id each row of X lands in (missing values follow ``default_left``)."""
-        X = as_float32_matrix(X, self.n_features)
+        X = self.prepare(X)
         n = X.shape[0]
         feature, threshold, left, right = self._routing()
         if n >= 20_000:  # worth the compiled kernel, when numba is installed
@@ -130,9 +164,15 @@ class Tree:
         rows = np.arange(n)
         for _ in range(self.max_depth):
             x = X[rows, feature[node]]
-            go_left = np.where(np.isnan(x), self.default_left[node], x < threshold[node])
+            go_left = routing.goes_left(x, threshold[node], self.default_left[node])
             node = np.where(go_left, left[node], right[node])
         return node
+
+    def goes_left(self, node, x):
+        """Whether the row ``x`` goes left at split ``node`` (missing: ``default_left``)."""
+        x = self.prepare(np.asarray(x, dtype=np.float64).reshape(1, -1))[0]
+        T = routing.cut_points(self.rule, self.threshold[node])
+        return bool(routing.goes_left(x[self.feature[node]], T, self.default_left[node]))
 
     def predict(self, X):
         """What this tree adds to the margin: the ``value`` of the leaf each row reaches."""
@@ -157,11 +197,11 @@ class Tree:
 
     def path(self, x):
         """Node ids on the path of one instance, root first."""
-        x = as_float32_matrix(np.asarray(x, dtype=np.float32).reshape(1, -1), self.n_features)[0]
+        x = self.prepare(np.asarray(x, dtype=np.float64).reshape(1, -1))[0]
+        T = routing.cut_points(self.rule, self.threshold)
         out, i = [0], 0
         while self.feature[i] >= 0:
-            v = x[self.feature[i]]
-            go_left = bool(self.default_left[i]) if np.isnan(v) else bool(v < self.threshold[i])
+            go_left = routing.goes_left(x[self.feature[i]], T[i], self.default_left[i])
             i = int(self.left[i] if go_left else self.right[i])
             out.append(i)
         return out
@@ -260,6 +300,10 @@ class Tree:
         d["extra"] = {k: v.tolist() for k, v in self.extra.items()}
         d["round"] = self.round
         d["class"] = self.class_
+        d["rule"] = self.rule
+        d["cover"] = [None if np.isnan(c) else float(c) for c in self.cover]
+        d["missing"] = None if np.isnan(self.missing) else self.missing
+        d["zero_missing"] = list(self.zero_missing)
         return d
 
     @classmethod
@@ -270,12 +314,18 @@ class Tree:
             if k in ("threshold", "gain", "loss_chg"):
                 v = [np.nan if t is None else t for t in v]
             arrays[k] = v
+        cover = d.get("cover")  # files before the field: cover = H, as XGBoost's
+        missing = d.get("missing")
         tree = cls(
             arrays,
             d["n_features"],
             d.get("feature_names"),
             d.get("learning_rate", 1.0),
             d.get("extra"),
+            rule=d.get("rule", routing.DEFAULT_RULE),  # files before the field: XGBoost's
+            cover=None if cover is None else [np.nan if c is None else c for c in cover],
+            missing=np.nan if missing is None else missing,
+            zero_missing=d.get("zero_missing", ()),
         )
         tree.round, tree.class_ = d.get("round"), d.get("class")
         return tree
@@ -315,31 +365,39 @@ class Tree:
         return self.draw()._repr_mimebundle_(include, exclude)
 
 
-def add_tree_values(trees, X32, margin):
+def add_tree_values(trees, X, margin):
     """``margin`` + each tree's η·f(x), added tree after tree in ``margin``'s precision (as
-    ``margin = (margin + tree.predict(X32).astype(dtype)).astype(dtype)`` would). The
-    compiled kernel routes a block of rows through every tree in turn, so X is read once."""
+    ``margin = (margin + tree.predict(X).astype(dtype)).astype(dtype)`` would). The
+    compiled kernel routes a block of rows through every tree in turn, so X is read once
+    (once per way of reading it: trees of one model all read X the same way)."""
     dtype = margin.dtype
-    kernels = _kernels.load("_tree_numba") if len(X32) >= 20_000 and trees else None
+    kernels = _kernels.load("_tree_numba") if len(X) >= 20_000 and trees else None
     if kernels is None:
         for tree in trees:
-            margin = (margin + tree.predict(X32).astype(dtype)).astype(dtype)
+            margin = (margin + tree.predict(X).astype(dtype)).astype(dtype)
         return margin
-    parts = [tree._routing() for tree in trees]
-    offsets = np.cumsum([0] + [tree.n_nodes for tree in trees]).astype(np.int32)
     out = margin.copy()
-    kernels.add_trees(
-        np.ascontiguousarray(X32, dtype=np.float32),
-        out,
-        np.concatenate([p[0] for p in parts]),
-        np.concatenate([p[1] for p in parts]),
-        np.concatenate([tree.default_left for tree in trees]),
-        np.concatenate([p[2] for p in parts]),
-        np.concatenate([p[3] for p in parts]),
-        np.concatenate([tree.value for tree in trees]).astype(dtype),
-        offsets,
-        np.array([tree.max_depth for tree in trees], dtype=np.int32),
-    )
+    start = 0
+    while start < len(trees):  # runs of trees that read X the same way
+        stop = start + 1
+        while stop < len(trees) and trees[stop]._input_key == trees[start]._input_key:
+            stop += 1
+        run = trees[start:stop]
+        parts = [tree._routing() for tree in run]
+        offsets = np.cumsum([0] + [tree.n_nodes for tree in run]).astype(np.int32)
+        kernels.add_trees(
+            run[0].prepare(X),
+            out,
+            np.concatenate([p[0] for p in parts]),
+            np.concatenate([p[1] for p in parts]),
+            np.concatenate([tree.default_left for tree in run]),
+            np.concatenate([p[2] for p in parts]),
+            np.concatenate([p[3] for p in parts]),
+            np.concatenate([tree.value for tree in run]).astype(dtype),
+            offsets,
+            np.array([tree.max_depth for tree in run], dtype=np.int32),
+        )
+        start = stop
     return out
 
 

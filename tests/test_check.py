@@ -16,7 +16,12 @@ def test_leaf_weight_accepts_hand_answers_and_rejects_mistakes():
     for wrong in (-exact, -G / H, 0.72):  # sign, forgot λ, an arithmetic slip
         r = C.leaf_weight(wrong, G=G, H=H, reg_lambda=lam)
         assert not r.correct, wrong
-        assert "not quite" in str(r) and "−(-1.333) / (0.889 + 1)" in str(r)
+        # hint first: neither the value nor the worked solution until reveal=True
+        assert "not quite" in str(r) and "0.706" not in str(r) and "0.889 + 1" not in str(r)
+        assert r._repr_latex_() is None
+        shown = C.leaf_weight(wrong, G=G, H=H, reg_lambda=lam, reveal=True)
+        assert "0.705882" in str(shown) and "−(-1.333) / (0.889 + 1)" in str(shown)
+        assert "0.889 + 1" in shown._repr_latex_()
     r = C.leaf_weight(0.71, G=G, H=H, reg_lambda=lam)
     assert r.expected == pytest.approx(exact)
     assert str(r).startswith("✓ correct: w* = 0.71")
@@ -83,7 +88,8 @@ def test_troll2_epoch_values(troll):
     assert "log(4/2)" in str(C.epoch(0.69, troll, "ep_0_pre", 0))
     # the video's rounded leaf output 1.4 is not what the formula gives
     wrong = C.epoch(1.4, troll, "ep_1_leaf_output", 0)
-    assert not wrong.correct and "= 1.5" in str(wrong)
+    assert not wrong.correct and "1.5" not in str(wrong)
+    assert "= 1.5" in str(C.epoch(1.4, troll, "ep_1_leaf_output", 0, reveal=True))
     assert not C.epoch(0.67, troll, "ep_1_residual", 0).correct  # y − p, not p
     leaf = int(troll.trace_.epochs().at[0, "ep_1_leaf_index"])
     assert C.epoch(leaf, troll, "ep_1_leaf_index", 0).correct
@@ -132,9 +138,14 @@ SLIPS = [
     (C.gradient(0.33, y=1, margin=0.6931, loss="logistic"), "y − p is the residual"),
     (C.gradient(-0.3, y=1, margin=0.6931, loss="logistic"), "0.7"),
     (C.gradient(0.21, y=1, margin=0.6931, loss="logistic", order=2), "0.7"),
-    (C.gradient(-4.0, y=3, margin=1, loss="squared"), "slides' convention"),
+    (C.gradient(-4.0, y=3, margin=1, loss="squared"), "tutorials' (y − ŷ)²"),
     (C.gradient(2.0, y=3, margin=1, loss="squared"), "residual"),
-    (C.gradient(2.0, y=3, margin=1, loss="squared", order=2), "slides' convention"),
+    (C.gradient(2.0, y=3, margin=1, loss="squared", order=2), "tutorials' (y − ŷ)²"),
+    # the slips issue 19 found misnamed or accepted
+    (C.leaf_weight(4 / 3, G=-4.0, H=2.0, reg_lambda=1.0, reg_alpha=1.0), "α is missing"),
+    (C.split_gain(4 / 3, G_L=1, H_L=0.75, G_R=-1, H_R=0.75), "λ is missing"),
+    (C.recovered(29.7501, "gain", loss_chg=60.5002, gamma=0.5), "γ subtracted whole"),
+    (C.loss(np.log10(2), y=[1], y_hat=[0.0], kind="logistic"), "log base 10"),
     (C.margin_update(0.5 + 0.09 * 2, margin=0.5, weight=2, learning_rate=0.3), "applied twice"),
     (C.margin_update(2.5, margin=0.5, weight=2, learning_rate=0.3), "learning rate is missing"),
     (C.loss(2 / 3, y=[1, 0, 1], y_hat=[1, 1, 0]), "mean"),
@@ -148,6 +159,38 @@ SLIPS = [
 def test_wrong_answers_get_feedback_on_the_likely_slip(result, words):
     assert not result.correct and result.slip and words in result.slip, (result.slip, words)
     assert words in str(result)
+    value = f"{result.expected:.6g}".rstrip("0")
+    assert "reveal=True" in str(result) and f"it is {value}" not in str(result)
+
+
+def test_a_wrong_answer_with_no_named_slip_gets_a_hint():
+    r = C.leaf_weight(0.2, G=-4 / 3, H=8 / 9, reg_lambda=1.0)
+    assert r.slip is None and "Hint: work it again from w* = −G / (H + λ)" in str(r)
+    r = C.leaf_weight(None, G=-4 / 3, H=8 / 9, reg_lambda=1.0, reveal=True)
+    assert "the answer: w* = 0.705882" in str(r) and r._repr_latex_()
+
+
+def test_a_slip_is_never_inside_the_tolerance():
+    # 13.3: γ subtracted whole is 0.25 from the exact value, well inside 1 % of 30
+    assert not C.recovered(29.7501, "gain", loss_chg=60.5002, gamma=0.5).correct
+    assert C.recovered(30.0, "gain", loss_chg=60.5002, gamma=0.5).correct
+
+
+def test_slips_with_one_number_are_named_together():
+    r = C.leaf_weight(1.0, G=-3.0, H=2.0, reg_lambda=1.0, reg_alpha=1.0)
+    assert "λ is missing" in r.slip and "α is missing" in r.slip
+
+
+def test_choice_questions_hint_first_and_reveal_on_request(monkeypatch):
+    monkeypatch.delenv(C.STRICT_ENV, raising=False)
+    kw = dict(question="Why?", choices=["one", "two"], right="b", why="because two")
+    assert C.choice("b", **kw).correct and "because two" in str(C.choice("b", **kw))
+    wrong = C.choice("a", slips={"a": "one is too few"}, **kw)
+    assert not wrong.correct and "one is too few" in str(wrong) and "(b)" not in str(wrong)
+    assert "(b) two" in str(C.choice("a", reveal=True, **kw))
+    assert "(a) one" in str(C.choice(None, **kw)) and "(b) two" in str(C.choice(None, **kw))
+    with pytest.raises(ValueError, match="one letter"):
+        C.choice("z", **kw)
 
 
 def test_new_checkers_accept_the_right_numbers():
@@ -176,6 +219,40 @@ def test_troll2_slips(troll):
     ep = troll.trace_.epochs()
     twice = ep.at[0, "ep_0_pre"] + 0.64 * ep.at[0, "ep_1_leaf_output"]
     assert "applied twice" in C.epoch(twice, troll, "ep_1_pre", 0).slip
+    # seed 004's central confusion, both ways, and the leaf output's slips
+    assert "log-odds" in C.epoch(4 / 6, troll, "ep_0_pre", 0).slip
+    assert "base 10" in C.epoch(np.log10(2), troll, "ep_0_pre", 0).slip
+    assert "the log-odds" in C.epoch(ep.at[0, "ep_1_pre"], troll, "ep_1_prob", 0).slip
+    assert "probability" in C.epoch(ep.at[0, "ep_1_prob"], troll, "ep_1_pre", 0).slip
+    out = ep.at[0, "ep_1_leaf_output"]
+    assert "before the learning rate" in C.epoch(0.8 * out, troll, "ep_1_leaf_output", 0).slip
+    rows = ep["ep_1_leaf_index"] == ep.at[0, "ep_1_leaf_index"]
+    res = ep.loc[rows, "ep_1_residual"]
+    assert "Σ p(1 − p)" in C.epoch(res.sum(), troll, "ep_1_leaf_output", 0).slip
+    assert "mean residual" in C.epoch(res.mean(), troll, "ep_1_leaf_output", 0).slip
+
+
+def test_a_gbdt_regressors_leaf_is_the_mean_residual():
+    import teachgbt as tg
+
+    X, y = tg.datasets.ice_cream_xy()
+    m = tg.BoostingRegressor(algorithm="gbdt", n_estimators=1, max_depth=1, learning_rate=0.8)
+    m.fit(X, y)
+    ep = m.trace_.epochs()
+    rows = ep["ep_1_leaf_index"] == ep.at[0, "ep_1_leaf_index"]
+    mean = float(np.mean(y[rows.to_numpy()] - np.mean(y)))
+    r = C.epoch(mean, m, "ep_1_leaf_output", 0, reveal=True)
+    assert r.correct and "mean residual = Σ residual / n" in str(r) and "p(1" not in str(r)
+    assert "mean" in C.epoch(mean * rows.sum(), m, "ep_1_leaf_output", 0).slip
+    assert "mean" in C.epoch(float(np.sum(y)), m, "ep_0_pre", 0).slip
+
+
+def test_latex_has_no_escape_inside_text():
+    import re
+
+    tex = C.split_gain(1.0, G_L=1, H_L=0.75, G_R=-1, H_R=0.75, reveal=True)._repr_latex_()
+    inside = re.findall(r"\\text\{([^{}]*)\}", tex)
+    assert inside and not any("\\" in t for t in inside), inside
 
 
 def test_softmax_probability_and_its_slips():

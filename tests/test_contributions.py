@@ -222,5 +222,5 @@ def test_multiclass_contributions_equal_xgboost_per_class():
         ours = tg.explain.contributions(model, X, class_=k).to_numpy()
         np.testing.assert_allclose(ours, theirs[:, k, :], atol=1e-5)
         np.testing.assert_allclose(ours.sum(axis=1), margins[:, k], atol=1e-5)
-    with pytest.raises(ValueError, match="3 classes, one margin each"):
+    with pytest.raises(ValueError, match="3 classes and one tree per class"):
         tg.explain.contributions(model, X)

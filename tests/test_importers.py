@@ -188,7 +188,7 @@ def test_lightgbm_values_at_thresholds_and_text_file(tmp_path, monkeypatch):
     for tree in model.trees_:
         for i in np.flatnonzero(~tree.is_leaf):
             x = np.nanmedian(X, axis=0)
-            x[tree.feature[i]] = tree.extra["threshold_le"][i]
+            x[tree.feature[i]] = tree.threshold[i]
             rows.append(x)
     at = np.asarray(rows)
     _close(model.decision_function(at), est.predict(at, raw_score=True))

@@ -101,3 +101,23 @@ def test_lessons_use_only_the_public_package(lesson):
     source = lesson.read_text(encoding="utf-8")
     private = re.findall(r"(?:teachgbt|tg)(?:\.\w+)*?\.(?:_\w+|engine)\b", source)
     assert not private, f"{lesson.name} reaches into private modules: {sorted(set(private))}"
+
+
+def test_the_conventions_card_is_the_lessons_first_page():
+    card = ROOT / "docs" / "conventions.md"
+    assert (ROOT / "lessons" / "00_conventions.md").read_text(encoding="utf-8") == card.read_text(
+        encoding="utf-8"
+    )
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=_ids(LESSONS))
+def test_every_lesson_takes_a_students_sheet_and_asks_why(lesson):
+    """STUDENT at the top picks the student's sheet; every answer is marked by the sheet."""
+    source = lesson.read_text(encoding="utf-8")
+    number = int(lesson.stem[:2])
+    assert re.search(r"^STUDENT = None$", source, re.MULTILINE)
+    assert f"tg.exercises.sheet({number}, student=STUDENT)" in source
+    checks = re.findall(r'^sheet\["[0-9.]+"\]\.check\((\w+)\)$', source, re.MULTILINE)
+    assert sorted(checks) == sorted(ANSWER.findall(source))
+    assert "my_why" in checks
+    assert "tg.check." not in source  # one way to mark: the sheet, which calls tg.check

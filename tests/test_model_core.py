@@ -71,7 +71,11 @@ def test_default_range_stops_at_the_best_iteration(data):
     np.testing.assert_array_equal(
         clf.decision_function(X), clf.decision_function(X, iteration_range=(0, best + 1))
     )
-    every = clf.decision_function(X, iteration_range=(0, 0))  # (0, 0): every round
+    # (0, 0) as XGBoost's estimators read it: up to the best round, like no range at all
+    np.testing.assert_array_equal(
+        clf.decision_function(X), clf.decision_function(X, iteration_range=(0, 0))
+    )
+    every = clf.decision_function(X, iteration_range=(0, clf.model_.n_rounds))
     rounds = range(clf.model_.n_rounds)
     np.testing.assert_allclose(every, _hand_margins(clf, X, rounds), rtol=1e-6, atol=1e-6)
 

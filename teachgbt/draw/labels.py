@@ -152,7 +152,8 @@ def node_label(tree, i, opts):
 
 
 def edge_label(tree, parent, child, opts):
-    """``yes`` / ``no`` for the rule ``x < threshold``, with ``missing`` on the default side."""
+    """``yes`` / ``no`` for the split's rule (``x < t``, or ``x ≤ t`` for the libraries that
+    compare so), with ``missing`` on the default side."""
     left = int(tree.left[parent]) == int(child)
     text = "yes" if left else "no"
     if opts.missing and not tree.hand_made and bool(tree.default_left[parent]) == left:

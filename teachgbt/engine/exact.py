@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import _kernels, formulas
+from .. import _kernels, formulas, routing
 from .grow import KRT_EPS, Candidate
 
 F32 = np.float32
@@ -206,8 +206,8 @@ class ExactSplitter:
         j = int(np.searchsorted(self.features, cand.feature))
         rows = nd.idx[j]
         x = self.cols.XT[cand.feature].take(rows)
-        # the same routing rule as Tree.apply: x < threshold, missing → default
-        self._go_left[rows] = np.where(np.isnan(x), cand.default_left, x < F32(cand.threshold))
+        # the same routing rule as Tree.apply (teachgbt's own trees: float32 x < t)
+        self._go_left[rows] = routing.goes_left(x, F32(cand.threshold), cand.default_left)
         if self.kernels is not None:  # both sides in one compiled pass
             li, lv, ri, rv, n_left = self.kernels.partition(
                 nd.idx, nd.values, self._go_left, nd.n_present

@@ -21,7 +21,7 @@ import base64
 import numpy as np
 import pandas as pd
 
-from .. import explain
+from .. import explain, routing
 from .._format import format_number, format_rule, format_threshold, split_rule
 from .._validation import check_is_fitted
 from ..tree import as_float32_matrix
@@ -95,7 +95,8 @@ def _feature_matrix(model, X):
         if missing:
             raise ValueError(f"X lacks the model's feature columns {missing}")
         X = X[list(names)]
-    return as_float32_matrix(X, model.n_features_in_)
+    # in the precision the model's trees compare (float64 for LightGBM, HistGradientBoosting)
+    return as_float32_matrix(X, model.n_features_in_, dtype=routing.input_dtype(model.trees_))
 
 
 def _same_data(a, b):
@@ -156,7 +157,8 @@ def _tree_dict(model, i, tree, prox, reported):
         # significant digits for reading; the exact rule (as the trees compare) on hover
         "rule": [None if leaf[j] else _reading_rule(tree, j) for j in nodes],
         "exact_rule": [None if leaf[j] else split_rule(tree, j) for j in nodes],
-        "threshold": _floats(np.where(leaf, np.nan, np.asarray(tree.threshold, dtype=np.float32))),
+        "threshold": _floats(np.where(leaf, np.nan, tree.threshold)),
+        "op": routing.rule_of(tree.rule).op,  # "<" (XGBoost) or "≤" (LightGBM, scikit-learn)
         "default_left": [bool(v) for v in tree.default_left],
         "n": _ints(tree.n),
         "G": _floats(tree.G),
@@ -172,8 +174,8 @@ def _tree_dict(model, i, tree, prox, reported):
 
 
 def _reading_rule(tree, j):
-    t = float(np.float32(tree.threshold[j]))
-    return format_rule(tree.feature_name(int(tree.feature[j])), float(f"{t:.6g}"))
+    t = float(tree.threshold[j])
+    return format_rule(tree.feature_name(int(tree.feature[j])), float(f"{t:.6g}"), tree.rule)
 
 
 _REPORTS = "XGBoost reports loss_chg"

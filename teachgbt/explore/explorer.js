@@ -649,7 +649,7 @@
     var wrap = h("div", { class: "nodedata", id: "node-data" }, [h("h3", { text: title })]);
     if (leaf && d.classifier) { wrap.appendChild(this.classBars(vals)); p.appendChild(wrap); return; }
     var pick = this.row !== null && rows.indexOf(this.row) >= 0 ? (leaf ? y[this.row] : d.rows.X[tree.feature[i]][this.row]) : null;
-    wrap.appendChild(this.histogram(vals, groups, leaf ? null : tree.threshold[i], pick, leaf));
+    wrap.appendChild(this.histogram(vals, groups, leaf ? null : tree.threshold[i], pick, leaf, tree));
     if (missing) wrap.appendChild(h("p", { class: "caption", text: missing + " rows with the value missing (they went " + (tree.default_left[i] ? "left" : "right") + ")." }));
     p.appendChild(wrap);
   };
@@ -667,7 +667,7 @@
     return g;
   };
 
-  App.prototype.histogram = function (vals, groups, threshold, pick, leaf) {
+  App.prototype.histogram = function (vals, groups, threshold, pick, leaf, tree) {
     var d = this.d, W = 420, H = 150, L = 34, B = 22, bins = 24;
     var lo = Math.min.apply(null, vals.concat(threshold === null ? [] : [threshold]));
     var hi = Math.max.apply(null, vals.concat(threshold === null ? [] : [threshold]));
@@ -705,7 +705,7 @@
     if (threshold !== null) {
       svg.appendChild(s("line", { x1: X(threshold), x2: X(threshold), y1: 4, y2: H - B, class: "threshold" }));
       var right = X(threshold) > W / 2;  // the label on the side with room
-      svg.appendChild(s("text", { x: X(threshold) + (right ? -5 : 5), y: 14, class: "axis thr", "text-anchor": right ? "end" : "start", text: "< " + formatNumber(threshold, 4) + " goes left" }));
+      svg.appendChild(s("text", { x: X(threshold) + (right ? -5 : 5), y: 14, class: "axis thr", "text-anchor": right ? "end" : "start", text: (tree.op || "<") + " " + formatNumber(threshold, 4) + " goes left" }));
     }
     if (pick !== null && pick !== undefined) {
       svg.appendChild(s("path", { d: "M" + X(pick) + "," + (H - B + 2) + " l-7,12 l14,0 z", class: "pickmark" }));

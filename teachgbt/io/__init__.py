@@ -82,24 +82,22 @@ def open_model(path, reg_lambda=None, learning_rate=None, gamma=None):
     if kind == "teachgbt":
         return from_dict(content)
     given = dict(reg_lambda=reg_lambda, learning_rate=learning_rate, gamma=gamma)
-    source = f"model file {os.fspath(path)}"
     try:
         if kind == "xgboost":
-            from ._xgboost import read_xgboost
-
-            return build(read_xgboost(content, None, source, **given))
-        from ._lightgbm import read_lightgbm
-
-        return build(read_lightgbm(content, source, **given))
+            return from_xgboost(path, **given)
+        return from_lightgbm(path, **given)
     except (KeyError, TypeError, IndexError, AttributeError) as e:
         raise ValueError(f"{os.fspath(path)}: a corrupted {kind} model ({e!r})") from None
 
 
-def from_xgboost(model, reg_lambda=None, learning_rate=None, gamma=None):
+def from_xgboost(model, reg_lambda=None, learning_rate=None, gamma=None, missing=None):
     """An XGBoost model as a fitted teachgbt model.
 
     ``model``: an ``xgboost.Booster``, an ``XGBClassifier``/``XGBRegressor``, or the path
-    of a ``.json``/``.ubj`` model file (reading a file does not need XGBoost). Objectives
+    of a ``.json``/``.ubj`` model file (reading a file does not need XGBoost). ``missing``:
+    the input value that stands for "missing" (inputs equal to it are routed as NaN is);
+    an estimator knows its own, a Booster or a file does not store it (NaN unless given).
+    Objectives
     ``binary:logistic``, ``reg:squarederror`` and, for K ≥ 3 classes, ``multi:softprob`` /
     ``multi:softmax`` (a softmax classifier; its ``base_score_`` is the K start margins
     the file stores, used as they are; ``tree_info`` gives each tree's ``class_``).
@@ -121,7 +119,7 @@ def from_xgboost(model, reg_lambda=None, learning_rate=None, gamma=None):
     from ._xgboost import xgboost_source
 
     given = dict(reg_lambda=reg_lambda, learning_rate=learning_rate, gamma=gamma)
-    imp, margin = xgboost_source(model, **given)
+    imp, margin = xgboost_source(model, missing=missing, **given)
     out = build(imp)
     self_check(out, margin, "XGBoost")
     return out
@@ -136,10 +134,11 @@ def from_lightgbm(model, reg_lambda=None, learning_rate=None, gamma=None):
     round's class k, the K initial scores come out of the first round's trees).
     ``multiclassova`` (one-vs-all sigmoids) is refused.
 
-    LightGBM's rule ``x ≤ t`` becomes ``x < t'``, t' the next float32 above t's float32
-    floor (the same routing for every float32 input; the original threshold is kept in
-    the extra column ``threshold_le``). Missing values follow LightGBM's missing type
-    (NaN read as 0 unless the type is NaN). The initial score, which LightGBM adds into
+    The trees keep LightGBM's thresholds and its rule (``tree.rule == "lightgbm"``): x ≤ t
+    compared in float64, |x| ≤ 1e-35 read as 0, NaN read as 0 unless the split's missing
+    type is NaN, and with ``zero_as_missing=true`` 0 routed as missing. ``num_class=2``
+    multiclass models stay a softmax over two margins. ``cover`` holds the row counts
+    (LightGBM's TreeSHAP weight). The initial score, which LightGBM adds into
     the first tree, is taken out again and shown as the base score (its root's internal
     value, written with about 6 digits). ``value`` is the leaf value, ``H`` the
     ``leaf_weight``/``internal_weight``, ``n`` the counts; ``weight`` = value/η,
@@ -165,13 +164,16 @@ def from_sklearn(model):
     ``estimators_[m, k]`` / ``_predictors[m][k]`` and ``base_score_`` the K start margins.
 
     GradientBoosting trees become ``algorithm="gbdt"`` trees: ``weight`` is the leaf's
-    Newton step (not × the learning rate), ``value`` = η·weight, thresholds ``x ≤ t``
-    become ``x < t'`` (``threshold_le`` keeps t), ``n`` the row counts and ``loss_chg``
+    Newton step (not × the learning rate), ``value`` = η·weight, thresholds and rule as
+    scikit-learn's (float32(x) ≤ t; HistGradientBoosting: x ≤ t in float64, NaN by
+    ``missing_go_to_left``), ``cover`` the (weighted) row counts, ``n`` the row counts
+    and ``loss_chg``
     the drop in the residuals' squared error. For the regressor G = −Σ residual and H =
     Σ weights on every node; the classifier stores neither on leaves (NaN).
     HistGradientBoosting trees: ``value`` is the leaf value (× η), ``loss_chg`` its
     ``gain``; H is known only for the regressor (= n, unit weights assumed). Categorical
-    features are refused.
+    features are refused, and so is a start (``init``) other than the default, "zero" or a
+    DummyClassifier/DummyRegressor.
     """
     from ._sklearn import sklearn_source
 

@@ -1,6 +1,7 @@
 """What every importer shares: a description of the imported model, the step from another
-library's node arrays to a ``tg.Tree``, the ``x ≤ t`` → ``x < t'`` threshold conversion,
-and the one place that builds the fitted teachgbt model (``from_trees``).
+library's node arrays to a ``tg.Tree`` (which keeps the library's threshold and the name of
+its comparison, ``teachgbt.routing``), the one place that builds the fitted teachgbt model
+(``from_trees``), and the self-check against the library's own margins.
 
 An importer reads the other library's trees into ``Imported`` and calls ``build``.
 ``Imported.trees`` is a flat list in boosting order; with K ≥ 3 classes that is round by
@@ -23,7 +24,6 @@ __all__ = [
     "ImportAssumptionWarning",
     "build",
     "make_tree",
-    "le_to_lt",
     "multiclass_order",
     "unknown_count",
 ]
@@ -57,8 +57,9 @@ class Imported:
 def multiclass_order(library, n_trees, n_classes, tree_class=None):
     """The class of each tree of a K-class model whose trees go round by round, one per
     class (tree i is class i mod K); ``tree_class``, when the file states it, must agree.
-    A model with one margin (regression, two classes) has every tree in class 0."""
-    if n_classes < 3:
+    A model with one margin (regression, a sigmoid over two classes) has every tree in
+    class 0."""
+    if n_classes < 2:
         return [0] * n_trees
     if n_trees % n_classes:
         raise ValueError(
@@ -78,26 +79,6 @@ def unknown_count(n_nodes):
     return np.full(n_nodes, UNKNOWN_COUNT, dtype=np.int64)
 
 
-def le_to_lt(threshold, inputs="float32"):
-    """Thresholds ``t`` of a library's rule ``x ≤ t`` as float32 thresholds ``t'`` of the
-    rule ``x < t'`` teachgbt applies to float32 inputs.
-
-    ``inputs="float32"``: the library itself compares float32 inputs (scikit-learn's
-    GradientBoosting): t' is the next float32 above the largest float32 ≤ t, and every
-    input is routed as the library routes it. ``inputs="float64"``: the library compares
-    float64 inputs (LightGBM, HistGradientBoosting), whose thresholds are often data
-    values: t' is the next float32 above t rounded to float32, so a float64 input x ≤ t
-    (x = t included) still goes left; only an input within one float32 step above t (two
-    data values that close) can go left where the library sends it right.
-    """
-    t = np.asarray(threshold, dtype=np.float64)
-    with np.errstate(over="ignore"):
-        f = t.astype(np.float32)
-    if inputs == "float32":
-        f = np.where(f.astype(np.float64) > t, np.nextafter(f, np.float32(-np.inf)), f)
-    return np.nextafter(f, np.float32(np.inf)).astype(np.float64)
-
-
 def make_tree(
     left,
     right,
@@ -111,13 +92,15 @@ def make_tree(
     extra=None,
     order=None,
     root=0,
+    **routing_kw,
 ):
     """A ``tg.Tree`` from a library's node arrays (indexed by the library's node ids).
 
     Only the nodes reachable from ``root`` are kept (XGBoost keeps pruned nodes in its
     arrays), renumbered in the order of ``order`` (default: the library's ids), so that
     node ids match the library's wherever nothing was deleted. ``stats``: n, G, H,
-    weight, value, gain, loss_chg, one entry per library node.
+    weight, value, gain, loss_chg and cover (the library's TreeSHAP weight), one entry per
+    library node. ``routing_kw``: the tree's ``rule``, ``missing``, ``zero_missing``.
     """
     left, right = np.asarray(left), np.asarray(right)
     n_lib = len(left)
@@ -163,16 +146,16 @@ def make_tree(
     if len(bad) and (bad.min() < 0 or bad.max() >= n_features):
         raise ValueError(f"the tree splits on a feature outside the model's {n_features}")
     extra = {k: np.asarray(v, dtype=np.float64)[ids] for k, v in (extra or {}).items()}
-    return Tree(arrays, n_features, feature_names, learning_rate, extra)
+    cover = np.asarray(stats["cover"], dtype=np.float64)[ids]
+    return Tree(arrays, n_features, feature_names, learning_rate, extra, cover=cover, **routing_kw)
 
 
 def build(imp):
     """The fitted teachgbt model an ``Imported`` describes."""
     cls = BoostingClassifier if imp.is_classifier else BoostingRegressor
     n_classes = len(np.atleast_1d(imp.base_score))
-    for i, (tree, k) in enumerate(zip(imp.trees, imp.tree_class or [0] * len(imp.trees))):
-        tree.round = i // n_classes + 1
-        tree.class_ = int(k) if n_classes > 1 else None
+    # trees come in the library's order, round by round, one per class (multiclass_order
+    # checked it), which is how the model numbers them
     model = cls.from_trees(
         imp.trees,
         base_score=imp.base_score,
@@ -180,9 +163,9 @@ def build(imp):
         classes=list(range(n_classes)) if imp.classes is None and n_classes > 1 else imp.classes,
         n_features=imp.n_features,
         best_iteration=imp.best_iteration,
+        origin=f"imported from {imp.library} ({imp.source})",
         **imp.params,
     )
-    model._origin = f"imported from {imp.library} ({imp.source})"
     model.import_notes_ = list(imp.notes)
     return model
 
@@ -198,39 +181,64 @@ def warn_assumed(library, assumed, depends, how):
     )
 
 
-_PROBE_ROWS = 256
-_TINY = 1e-30
-_PROBE_NUDGE = 1e-5  # relative: well clear of float32 rounding (6e-8)
+_MAX_PROBE_ROWS = 4096
+_TINY = 1e-36  # inside LightGBM's zero band (|x| ≤ 1e-35 reads as 0)
 _SELF_CHECK_TOL = 1e-4  # margins; float32 sums of many leaves differ in the last bits
 
 
+def threshold_probes(t):
+    """Inputs at which a split on threshold ``t`` can go either way: t itself, one float64
+    step either side, t + 1e-9·|t| and t + 1e-7·|t| (within a float32 step of t)."""
+    t = np.asarray(t, dtype=np.float64)
+    t = t[np.isfinite(t)]  # HistGradientBoosting splits NaN off with x ≤ inf
+    return np.concatenate(
+        [
+            t,
+            np.nextafter(t, -np.inf),
+            np.nextafter(t, np.inf),
+            t + 1e-9 * np.abs(t),
+            t + 1e-7 * np.abs(t),
+        ]
+    )
+
+
 def probe_rows(trees, n_features, seed=0, missing=True):
-    """Rows that reach many leaves: each feature drawn at, just below and just above the
-    trees' own thresholds (the library's ``x ≤ t`` ones when the tree keeps them), with
-    some values missing."""
+    """Rows on which an import can go wrong: every feature takes, row after row, the
+    probes of every threshold the trees split it at (``threshold_probes``), 0 and a
+    near-zero, the probes in a random order per feature (so rows mix them); with
+    ``missing`` some values are NaN. At most ``_MAX_PROBE_ROWS`` rows (then a random
+    share of the probes)."""
     rng = np.random.default_rng(seed)
-    X = rng.normal(size=(_PROBE_ROWS, n_features))
     cuts = [[] for _ in range(n_features)]
     for tree in trees:
         split = ~tree.is_leaf
-        own = tree.extra.get("threshold_le", tree.threshold)
-        for j, t in zip(tree.feature[split], own[split]):
-            if np.isfinite(t):  # HistGradientBoosting splits NaN off with x ≤ inf
-                cuts[j].append(t)
-    for j, c in enumerate(cuts):
-        if c:
-            pick = np.asarray(c)[rng.integers(len(c), size=_PROBE_ROWS)]
-            nudge = np.maximum(np.abs(pick), 1.0) * _PROBE_NUDGE
-            step = rng.integers(-1, 2, size=_PROBE_ROWS)  # below, at, above the threshold
-            X[:, j] = pick + step * nudge
-    X[np.abs(X) < _TINY] = 0.0  # LightGBM reads |x| ≤ 1e-35 as 0 (its zero thresholds ±1e-35)
+        for j, t in zip(tree.feature[split], tree.threshold[split]):
+            cuts[j].append(t)
+    columns = []
+    for c in cuts:
+        values = np.concatenate([threshold_probes(np.unique(c)), [0.0, _TINY, -_TINY]])
+        columns.append(rng.permutation(values))
+    n = min(_MAX_PROBE_ROWS, max(len(v) for v in columns))
+    X = np.empty((n, n_features))
+    for j, v in enumerate(columns):
+        X[:, j] = v[np.arange(n) % len(v)] if len(v) <= n else rng.choice(v, n, replace=False)
     if missing:
         X[rng.random(X.shape) < 0.1] = np.nan
     return X
 
 
+def margin_gap(ours, theirs):
+    """The worst relative gap between two margin arrays (NaN on one side only: inf)."""
+    ours, theirs = np.asarray(ours, dtype=np.float64), np.asarray(theirs, dtype=np.float64)
+    gap = np.abs(ours - theirs) / np.maximum(1.0, np.abs(theirs))
+    both_nan = np.isnan(ours) & np.isnan(theirs)
+    gap = np.where(both_nan, 0.0, np.where(np.isnan(gap), np.inf, gap))
+    return float(gap.max()) if gap.size else 0.0
+
+
 def self_check(model, library_margin, library):
-    """Warn unless the imported model's margins equal the library's own on probe rows."""
+    """Warn unless the imported model's margins equal the library's own on probe rows
+    (``probe_rows``); the warning gives the worst gap over every row checked."""
     if library_margin is None:
         return
     X = probe_rows(
@@ -246,11 +254,11 @@ def self_check(model, library_margin, library):
             stacklevel=3,
         )
         return
-    gap = np.abs(ours - theirs) / np.maximum(1.0, np.abs(theirs))
-    if not np.all(gap <= _SELF_CHECK_TOL):
+    gap = margin_gap(ours, theirs)
+    if not gap <= _SELF_CHECK_TOL:
         warnings.warn(
-            f"the imported model's margins differ from {library}'s own by up to "
-            f"{float(np.nanmax(gap)):.3g}; please report this with the model",
+            f"the imported model's margins differ from {library}'s own by up to {gap:.3g} "
+            f"(relative, over {len(X)} probe rows); please report this with the model",
             ImportAssumptionWarning,
             stacklevel=3,
         )

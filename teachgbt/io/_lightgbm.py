@@ -13,7 +13,14 @@ teachgbt takes it out again (the first tree's root value) and shows it as the ba
 
 Multiclass (``multiclass``, softmax over K classes): ``num_tree_per_iteration`` = K trees
 a round, tree index = round·K + class; the initial score of class k (log of its share,
-not centred) is folded into tree k of the first round. ``multiclassova`` (K separate
+not centred) is folded into tree k of the first round. With ``num_class=2`` it stays a
+softmax over two margins (two trees a round; ``predict_proba`` is LightGBM's).
+
+Thresholds are kept as written, with LightGBM's rule (``teachgbt.routing``): x ≤ t in
+float64, |x| ≤ 1e-35 read as 0, NaN read as 0 unless the split's missing type is NaN,
+and with missing type Zero (``zero_as_missing=true``) 0 routed as the missing value.
+A single-leaf tree is written with empty ``leaf_weight=``/``leaf_count=`` lines.
+``multiclassova`` (K separate
 one-vs-all sigmoids, whose probabilities do not sum to 1) is refused: it is not softmax.
 """
 
@@ -25,7 +32,7 @@ import warnings
 import numpy as np
 
 from ..losses import sigmoid
-from ._common import ImportAssumptionWarning, Imported, le_to_lt, make_tree, multiclass_order
+from ._common import ImportAssumptionWarning, Imported, make_tree, multiclass_order
 
 __all__ = ["read_lightgbm", "lightgbm_source"]
 
@@ -91,9 +98,11 @@ def _sections(text):
 
 def _numbers(tree, key, k, dtype=np.float64, n=None):
     try:
-        out = np.array(tree[key].split(), dtype=dtype)
+        text = tree[key]
     except KeyError:
         raise ValueError(f"tree {k} of the LightGBM model lacks {key!r}: corrupted?") from None
+    try:
+        out = np.array(text.split(), dtype=dtype)
     except ValueError:
         raise ValueError(f"tree {k}: {key!r} holds something that is not a number") from None
     if n is not None and len(out) != n:
@@ -101,8 +110,29 @@ def _numbers(tree, key, k, dtype=np.float64, n=None):
     return out
 
 
-def _tree(t, k, p, n_features, names, bias):
-    """One LightGBM tree; ``bias``: the initial score folded into it (0 for later trees)."""
+def _leaf_stat(t, key, k, dtype):
+    """A single-leaf tree's leaf_weight / leaf_count: LightGBM writes the line empty."""
+    if not t.get(key, "").strip():
+        return np.full(1, np.nan if dtype == np.float64 else -1, dtype=dtype)
+    return _numbers(t, key, k, dtype, 1)
+
+
+def _zero_missing_features(trees):
+    """The features that some split reads with missing type Zero (zero_as_missing): on
+    them 0 (and NaN, read as 0) is the missing value."""
+    out = set()
+    for k, t in enumerate(trees):
+        if t.get("num_leaves", "").strip() == "1":  # no split
+            continue
+        dt = _numbers(t, "decision_type", k, np.int64)
+        feature = _numbers(t, "split_feature", k, np.int64, len(dt))
+        out.update(int(j) for j in feature[((dt >> 2) & 3) == _MISSING_ZERO])
+    return tuple(sorted(out))
+
+
+def _tree(t, k, p, n_features, names, bias, zero_missing):
+    """One LightGBM tree; ``bias``: the initial score folded into it (0 for later trees);
+    ``zero_missing``: the model's features on which 0 is missing."""
     L = int(_numbers(t, "num_leaves", k, np.int64)[0])
     if L < 1:
         raise ValueError(f"tree {k}: num_leaves={L}")
@@ -112,12 +142,8 @@ def _tree(t, k, p, n_features, names, bias):
     lr, lam = p["learning_rate"], p["reg_lambda"]
     n_int = L - 1
     if L == 1:
-        leaf_weight = (
-            _numbers(t, "leaf_weight", k, n=1) if "leaf_weight" in t else np.full(1, np.nan)
-        )
-        leaf_count = (
-            _numbers(t, "leaf_count", k, np.int64, 1) if "leaf_count" in t else np.full(1, -1)
-        )
+        leaf_weight = _leaf_stat(t, "leaf_weight", k, np.float64)
+        leaf_count = _leaf_stat(t, "leaf_count", k, np.int64)
         cols = dict(
             left=[-1],
             right=[-1],
@@ -146,18 +172,20 @@ def _tree(t, k, p, n_features, names, bias):
         t_le = c["threshold"]
         missing = (dt >> 2) & 3
         default_left = (dt & 2).astype(bool)
-        zero_left = 0.0 <= t_le  # where 0 goes by the threshold
-        clash = (missing == _MISSING_ZERO) & (default_left != zero_left)
+        zero_left = 0.0 <= t_le  # where 0 goes by the comparison
+        # NaN: by the default for missing type NaN; else read as 0 (NumericalDecision), which
+        # goes the default way for type Zero and by 0 ≤ t for type None
+        nan_left = np.where(missing == _MISSING_NONE, zero_left, default_left)
+        # on a zero_missing feature 0 is routed as NaN: a NaN-type split there must send 0
+        # where its comparison does
+        clash = (missing == _MISSING_NAN) & np.isin(feature, zero_missing)
+        clash &= default_left != zero_left
         if clash.any():
             i = int(np.flatnonzero(clash)[0])
             raise ValueError(
-                f"tree {k}, split {i}: zero_as_missing sends 0 "
-                f"{'left' if default_left[i] else 'right'} although 0 ≤ {t_le[i]:g} is "
-                f"{bool(zero_left[i])}; a rule x < t cannot say that. teachgbt imports models "
-                "trained with zero_as_missing=false"
+                f"tree {k}, split {i}: feature {int(feature[i])} has 0 as its missing value in "
+                "another split but NaN here, with NaN and 0 going different ways: not supported"
             )
-        # NaN: its own direction for missing type NaN, else read as 0 (LightGBM's NumericalDecision)
-        nan_left = np.where(missing == _MISSING_NAN, default_left, zero_left)
 
         def child(v):  # a negative child ~j is leaf j, numbered after the n_int splits
             v = v.astype(np.int64)
@@ -168,8 +196,7 @@ def _tree(t, k, p, n_features, names, bias):
             left=np.concatenate([child(c["left_child"]), leaves]),
             right=np.concatenate([child(c["right_child"]), leaves]),
             feature=np.concatenate([feature, leaves]),
-            threshold=np.concatenate([le_to_lt(t_le, "float64"), np.full(L, np.nan)]),
-            threshold_le=np.concatenate([t_le, np.full(L, np.nan)]),
+            threshold=np.concatenate([t_le, np.full(L, np.nan)]),
             default_left=np.concatenate([nan_left, np.ones(L, bool)]),
             split_gain=np.concatenate([c["split_gain"], np.full(L, np.nan)]),
             H=np.concatenate([c["internal_weight"], c["leaf_weight"]]),
@@ -202,10 +229,9 @@ def _tree(t, k, p, n_features, names, bias):
         "value": value,
         "loss_chg": loss_chg,
         "gain": 0.5 * (split_gain - p["gamma"]),
+        "cover": np.asarray(cols["n"], dtype=np.float64),  # LightGBM's TreeSHAP weighs by rows
     }
     extra = {"split_gain": split_gain}
-    if "threshold_le" in cols:
-        extra["threshold_le"] = cols["threshold_le"]
     rank = np.empty(n_nodes, dtype=np.int64)
     rank[order] = np.arange(n_nodes)
     return make_tree(
@@ -220,6 +246,8 @@ def _tree(t, k, p, n_features, names, bias):
         lr,
         extra,
         order=rank,
+        rule="lightgbm",
+        zero_missing=zero_missing,
     )
 
 
@@ -269,7 +297,7 @@ def read_lightgbm(text, source="model file", classes=None, **given):
     K = int(header.get("num_tree_per_iteration", 1))
     if name in ("multiclass", "softmax"):
         stated = [int(o.split(":")[1]) for o in objective if o.startswith("num_class:")]
-        if K < 3 or (stated and stated[0] != K):
+        if K < 2 or (stated and stated[0] != K):
             raise ValueError(f"this LightGBM multiclass model has {K} trees a round: corrupted?")
         name = "multiclass"
     if name == "binary" and "sigmoid:1" not in objective:
@@ -319,9 +347,13 @@ def read_lightgbm(text, source="model file", classes=None, **given):
         notes.append("G is not recoverable: lambda_l1, max_delta_step or path_smooth shaped w*")
     is_clf = name in ("binary", "multiclass")
     bias = [_initial_score(t, p, lp) for t in trees[:K]] + [0.0] * (K - len(trees[:K]))
+    zero_missing = _zero_missing_features(trees)
     out = [
-        _tree(t, k, p, n_features, names, bias[k] if k < K else 0.0) for k, t in enumerate(trees)
+        _tree(t, k, p, n_features, names, bias[k] if k < K else 0.0, zero_missing)
+        for k, t in enumerate(trees)
     ]
+    if K == 2:
+        notes.append("a softmax over two classes: two margins, two trees a round")
     max_depth = int(_float(lp, "max_depth", -1))
     params = {
         "objective": _OBJECTIVE[name],
@@ -352,14 +384,16 @@ def read_lightgbm(text, source="model file", classes=None, **given):
 
 
 def lightgbm_source(model, **given):
-    """``Imported`` and LightGBM's own margin function (None for a file)."""
+    """``Imported`` and LightGBM's own margin function (None for a file when LightGBM is
+    not installed)."""
     if isinstance(model, (str, os.PathLike)):
         from ._sniff import read_model_file
 
         kind, text = read_model_file(model)
         if kind != "lightgbm":
             raise ValueError(f"{os.fspath(model)} is a {kind} model, not a LightGBM model")
-        return read_lightgbm(text, f"model file {os.fspath(model)}", **given), None
+        imp = read_lightgbm(text, f"model file {os.fspath(model)}", **given)
+        return imp, _file_margin(text)
     classes = None
     if hasattr(model, "booster_"):  # LGBMClassifier / LGBMRegressor
         if getattr(model, "classes_", None) is not None:
@@ -374,8 +408,67 @@ def lightgbm_source(model, **given):
             f"path of a model .txt; got {type(model).__name__}"
         )
     imp = read_lightgbm(model.model_to_string(), source, classes=classes, **given)
+    return imp, _margin(model)
 
+
+_CANONICAL_OBJECTIVE = {
+    "binary": "binary sigmoid:1",
+    "regression": "regression",
+    "multiclass": "multiclass num_class:{K}",
+}
+_INT_KEYS = ("split_feature", "decision_type", "left_child", "right_child", "leaf_count",
+             "internal_count")  # fmt: skip
+_FLOAT_KEYS = ("split_gain", "threshold", "leaf_value", "leaf_weight", "internal_weight")
+
+
+def _checked_text(text):
+    """The model text rebuilt from what ``read_lightgbm`` validated, for LightGBM itself
+    to read: every number re-written from its parsed value (exact for floats), only the
+    fields prediction needs. LightGBM's own parser must never see a damaged file: it can
+    end the process (a crash, not an error) on one that teachgbt's reader accepts."""
+    header, trees, _ = _sections(text)
+    K = int(header.get("num_tree_per_iteration", 1))
+    name = header["objective"].split()[0]
+    name = "multiclass" if name == "softmax" else name
+    n_features = int(header.get("max_feature_idx", -1)) + 1
+    lines = ["tree", "version=v4", f"num_class={K}", f"num_tree_per_iteration={K}",
+             "label_index=0", f"max_feature_idx={n_features - 1}",
+             f"objective={_CANONICAL_OBJECTIVE[name].format(K=K)}",
+             "feature_names=" + " ".join(f"Column_{j}" for j in range(n_features)),
+             "feature_infos=" + " ".join(["none"] * n_features), ""]  # fmt: skip
+    for k, t in enumerate(trees):
+        L = int(_numbers(t, "num_leaves", k, np.int64)[0])
+        lines += [f"Tree={k}", f"num_leaves={L}", "num_cat=0"]
+        for key in _INT_KEYS + _FLOAT_KEYS:
+            if L == 1 and key != "leaf_value":  # a single leaf: no split, no statistics needed
+                continue
+            values = _numbers(t, key, k, np.int64 if key in _INT_KEYS else np.float64)
+            lines.append(f"{key}=" + " ".join(repr(v.item()) for v in values))
+        lines += [f"shrinkage={float(t.get('shrinkage', 1))!r}", ""]
+    return "\n".join(lines + ["end of trees", ""])
+
+
+def _file_margin(text):
+    """LightGBM's margins for a model text teachgbt has read, when LightGBM is installed
+    (read from ``_checked_text``, never from the file itself)."""
+    try:
+        import lightgbm
+    except ImportError:
+        return None
+    try:
+        booster = lightgbm.Booster(model_str=_checked_text(text))
+    except Exception as e:  # teachgbt read the file; the check against LightGBM is extra
+        warnings.warn(
+            f"LightGBM could not read this model file to check the import ({e})",
+            ImportAssumptionWarning,
+            stacklevel=4,
+        )
+        return None
+    return _margin(booster)
+
+
+def _margin(booster):
     def margin(X):
-        return model.predict(np.asarray(X, dtype=np.float64), raw_score=True)
+        return booster.predict(np.asarray(X, dtype=np.float64), raw_score=True)
 
-    return imp, margin
+    return margin

@@ -2,16 +2,18 @@
 
 * ``GradientBoostingClassifier``/``Regressor`` (Friedman's GBDT, seed 004): each round is a
   squared-error regression tree on the residuals, ``estimators_[m, 0].tree_``, whose rule
-  is ``x ≤ t`` (X compared in float32). Leaf values are the Newton step, *not* × the
-  learning rate; the raw prediction is link(init) + η·Σ tree outputs. Internal nodes hold
-  the mean residual, so G = −Σ residual = −mean·n_w there; the regressor's leaves too
-  (its Newton step is the mean residual, and H = Σ weights). The classifier's leaves keep
-  only the step Σ residual / Σ p(1−p): their G and H are not stored (NaN).
+  is ``x ≤ t`` (X compared in float32: the tree's rule ``sklearn-gb``). Leaf values are
+  the Newton step, *not* × the learning rate; the raw prediction is link(init) + η·Σ
+  tree outputs. Internal nodes hold the mean residual, so G = −Σ residual = −mean·n_w
+  there; the regressor's leaves too (its Newton step is the mean residual, and H = Σ
+  weights). The classifier's leaves keep only the step Σ residual / Σ p(1−p): their G
+  and H are not stored (NaN).
 * ``HistGradientBoostingClassifier``/``Regressor``: the private ``_predictors[m][0].nodes``
-  (``x ≤ num_threshold``, NaN by ``missing_go_to_left``); leaf values × η, split values
-  not (the root's is 0); ``gain`` is loss_chg (no ½). Hessian sums are not stored: H is
-  known for the squared-error regressor only, where every h is 1 (H = n, unit sample
-  weights assumed), and then G = −w*·(H+λ) on leaves and sums of them on splits.
+  (``x ≤ num_threshold`` in float64, NaN by ``missing_go_to_left``: rule
+  ``sklearn-hist``); leaf values × η, split values not (the root's is 0); ``gain`` is
+  loss_chg (no ½). Hessian sums are not stored: H is known for the squared-error
+  regressor only, where every h is 1 (H = n, unit sample weights assumed), and then
+  G = −w*·(H+λ) on leaves and sums of them on splits.
 * K ≥ 3 classes (multinomial log loss): round m, class k is ``estimators_[m, k]`` /
   ``_predictors[m][k]``, in the order teachgbt keeps (round by round, one tree per class).
   GradientBoosting's start is ``_raw_predict_init``: the log class priors, centred
@@ -24,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..losses import sigmoid
-from ._common import Imported, le_to_lt, make_tree, multiclass_order
+from ._common import Imported, make_tree, multiclass_order
 
 __all__ = ["sklearn_source"]
 
@@ -64,6 +66,14 @@ def _preorder(left, right):
     return np.asarray(out)
 
 
+def _is_dummy(init):
+    kind = type(init)
+    return kind.__module__.startswith("sklearn.dummy") and kind.__name__ in (
+        "DummyClassifier",
+        "DummyRegressor",
+    )
+
+
 def _gb_tree(tree, lr, is_clf, n_features, names):
     t = tree.tree_
     left, right = t.children_left.astype(np.int64), t.children_right.astype(np.int64)
@@ -89,25 +99,23 @@ def _gb_tree(tree, lr, is_clf, n_features, names):
         "value": lr * step,
         "loss_chg": loss_chg,
         "gain": 0.5 * loss_chg,
+        "cover": nw,  # scikit-learn's TreeSHAP weight: the weighted row count
     }
-    extra = {
-        "residual_sum": residual_sum,
-        "impurity": impurity,
-        "threshold_le": np.where(split, t.threshold, np.nan),
-    }
+    extra = {"residual_sum": residual_sum, "impurity": impurity}
     if is_clf:
         extra["p(1-p)_sum"] = H
     return make_tree(
         left,
         right,
         t.feature,
-        le_to_lt(np.where(split, t.threshold, 0.0)),
+        t.threshold,
         np.ones(len(left), bool),
         stats,
         n_features,
         names,
         lr,
         extra,
+        rule="sklearn-gb",
     )
 
 
@@ -124,17 +132,18 @@ def _gradient_boosting(model):
     if isinstance(init, str) and init == "zero":
         base_score = 0.5 if is_clf else 0.0
         base_score = [0.0] * K if K > 1 else base_score
-    elif K > 1 and hasattr(init, "class_prior_"):  # the raw start does not depend on X
+    elif _is_dummy(init):  # the default start (init=None) or a Dummy*: the same for every X
         zero = np.zeros((1, int(model.n_features_in_)), dtype=np.float32)
-        base_score = np.asarray(model._raw_predict_init(zero), dtype=np.float64)[0].tolist()
-    elif is_clf and hasattr(init, "class_prior_"):
-        base_score = float(init.class_prior_[1])
-    elif not is_clf and hasattr(init, "constant_"):
-        base_score = float(np.ravel(init.constant_)[0])
+        raw = np.asarray(model._raw_predict_init(zero), dtype=np.float64)[0]
+        if K > 1:
+            base_score = raw.tolist()
+        else:
+            base_score = float(sigmoid(raw[0])) if is_clf else float(raw[0])
     else:
         raise ValueError(
-            f"this {type(model).__name__} starts from a custom init estimator "
-            f"({type(init).__name__}); teachgbt imports the default start"
+            f"this {type(model).__name__} starts from init={type(init).__name__}(), whose "
+            "start differs from row to row; teachgbt imports models that start from one "
+            "number (init=None, 'zero', or a DummyClassifier/DummyRegressor)"
         )
     n_features, names = int(model.n_features_in_), _names(model)
     lr = float(model.learning_rate)
@@ -194,24 +203,24 @@ def _hgb_tree(nodes, lr, lam, is_clf, n_features, names):
         "value": value,
         "loss_chg": loss_chg,
         "gain": 0.5 * loss_chg,
+        "cover": n.astype(np.float64),  # HistGradientBoosting's TreeSHAP weight: rows
     }
     rank = np.empty(len(left), dtype=np.int64)
     rank[order] = np.arange(len(left))
     feature = nodes["feature_idx"].astype(np.int64)
-    threshold = le_to_lt(np.where(leaf, 0.0, t_le), "float64")
     default_left = nodes["missing_go_to_left"].astype(bool)
     return make_tree(
         left,
         right,
         feature,
-        threshold,
+        t_le,
         default_left,
         stats,
         n_features,
         names,
         lr,
-        {"threshold_le": t_le},
         order=rank,
+        rule="sklearn-hist",
     )
 
 

@@ -27,10 +27,11 @@ from __future__ import annotations
 import json
 import math
 import os
+import warnings
 
 import numpy as np
 
-from ._common import Imported, make_tree, multiclass_order, unknown_count
+from ._common import ImportAssumptionWarning, Imported, make_tree, multiclass_order, unknown_count
 from ._common import warn_assumed as _warn_assumed
 
 __all__ = ["read_xgboost", "XGB_DEFAULTS"]
@@ -102,7 +103,14 @@ def _train_params(config, given):
     return params, notes
 
 
-def _tree(t, k, params, n_features, names):
+def _tree(t, k, params, n_features, names, missing):
+    size_leaf = int(t.get("tree_param", {}).get("size_leaf_vector", 1) or 1)
+    if size_leaf > 1:
+        raise ValueError(
+            f"tree {k} has vector leaves ({size_leaf} outputs per tree, "
+            "multi_strategy='multi_output_tree'): several outputs per tree are not supported; "
+            "train with multi_strategy='one_output_per_tree' (the default)"
+        )
     left = np.asarray(t["left_children"], dtype=np.int64)
     right = np.asarray(t["right_children"], dtype=np.int64)
     n_nodes = len(left)
@@ -118,9 +126,6 @@ def _tree(t, k, params, n_features, names):
         cols[key] = np.asarray(t[key])
         if len(cols[key]) != n_nodes or len(right) != n_nodes:
             raise ValueError(f"tree {k}: its node arrays have different lengths")
-    size_leaf = int(t.get("tree_param", {}).get("size_leaf_vector", 1) or 1)
-    if size_leaf > 1:
-        raise ValueError(f"tree {k} has vector leaves (multi_output_tree): not supported")
     split = left >= 0
     split_type = np.asarray(t.get("split_type", np.zeros(n_nodes)))
     if len(split_type) == n_nodes and (split_type[split] != 0).any():
@@ -150,6 +155,7 @@ def _tree(t, k, params, n_features, names):
         "value": value,
         "loss_chg": loss_chg,
         "gain": 0.5 * (loss_chg - params["gamma"]),
+        "cover": H,  # XGBoost's cover is the hessian sum
     }
     return make_tree(
         left,
@@ -161,12 +167,15 @@ def _tree(t, k, params, n_features, names):
         n_features,
         names,
         eta,
+        rule="xgboost",
+        missing=missing,
     )
 
 
-def read_xgboost(d, config=None, source="model file", classes=None, **given):
+def read_xgboost(d, config=None, source="model file", classes=None, missing=math.nan, **given):
     """``Imported`` from the model dict ``d`` (the JSON/UBJSON content) and, when known,
-    the Booster's config dict (``json.loads(booster.save_config())``)."""
+    the Booster's config dict (``json.loads(booster.save_config())``); ``missing``: the
+    value that stands for a missing one (the estimator's, or the caller's for a file)."""
     try:
         learner = d["learner"]
         booster = learner["gradient_booster"]
@@ -203,7 +212,7 @@ def read_xgboost(d, config=None, source="model file", classes=None, **given):
     trees = []
     for k, t in enumerate(model.get("trees", [])):
         try:
-            trees.append(_tree(t, k, params, n_features, names))
+            trees.append(_tree(t, k, params, n_features, names, missing))
         except (KeyError, TypeError, AttributeError) as e:
             raise ValueError(f"tree {k} of the XGBoost model lacks {e}: corrupted?") from None
     if params.get("reg_alpha") or params.get("max_delta_step"):
@@ -211,6 +220,8 @@ def read_xgboost(d, config=None, source="model file", classes=None, **given):
             "G is not recoverable: reg_alpha / max_delta_step shaped w*, so −w*·(H+λ) is not G"
         )
     notes.append("XGBoost stores no row counts: n is unknown (-1)")
+    if not math.isnan(missing):
+        notes.append(f"inputs equal to missing={missing:g} are routed as missing values")
     best = learner.get("attributes", {}).get("best_iteration")
     is_clf = n_classes >= 3 or _OBJECTIVES[objective]
     base_score = _parse_base_score(lmp["base_score"], max(n_classes, 1))
@@ -238,24 +249,50 @@ def read_xgboost(d, config=None, source="model file", classes=None, **given):
     )
 
 
-def xgboost_source(model, **given):
+def _check_missing(missing):
+    try:
+        missing = float(missing)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"missing={missing!r}: the value that marks a missing input is a number"
+        ) from None
+    if math.isinf(missing):
+        raise ValueError(f"missing={missing!r}: an infinite value cannot mark missing inputs")
+    return missing
+
+
+def xgboost_source(model, missing=None, **given):
     """``Imported`` from a Booster, an XGBModel or a file path, and a margin function
-    (X -> XGBoost's own margins) when XGBoost itself is at hand, else None."""
+    (X -> XGBoost's own margins) when XGBoost itself is installed, else None.
+
+    ``missing``: the value that marks a missing input. An XGBClassifier/XGBRegressor
+    knows its own (``missing=`` here must then agree or be None); a Booster or a file
+    does not store it, so it is NaN unless given."""
     if isinstance(model, (str, os.PathLike)):
         from ._sniff import read_model_file
 
         kind, d = read_model_file(model)
         if kind != "xgboost":
             raise ValueError(f"{os.fspath(model)} is a {kind} model, not an XGBoost model")
-        return read_xgboost(d, None, f"model file {os.fspath(model)}", **given), None
+        missing = math.nan if missing is None else _check_missing(missing)
+        imp = read_xgboost(d, None, f"model file {os.fspath(model)}", missing=missing, **given)
+        return imp, _file_margin(model, imp, missing)
     classes = None
     if hasattr(model, "get_booster"):  # XGBClassifier / XGBRegressor
+        own = _check_missing(model.get_params().get("missing", math.nan))
+        if missing is not None and not _same(_check_missing(missing), own):
+            raise ValueError(
+                f"missing={missing!r} differs from the estimator's own missing={own!r}; "
+                "leave missing=None to use the estimator's"
+            )
+        missing = own
         classes = getattr(model, "classes_", None)
         classes = None if classes is None else list(np.asarray(classes).tolist())
         source = type(model).__name__
         model = model.get_booster()
     elif type(model).__module__.startswith("xgboost") and type(model).__name__ == "Booster":
         source = "xgboost.Booster"
+        missing = math.nan if missing is None else _check_missing(missing)
     else:
         raise TypeError(
             "from_xgboost takes an xgboost.Booster, an XGBClassifier/XGBRegressor or the path "
@@ -263,19 +300,44 @@ def xgboost_source(model, **given):
         )
     d = json.loads(bytes(model.save_raw(raw_format="json")))
     config = json.loads(model.save_config())
-    imp = read_xgboost(d, config, source, classes=classes, **given)
+    imp = read_xgboost(d, config, source, classes=classes, missing=missing, **given)
+    return imp, _booster_margin(model, imp, missing)
 
+
+def _same(a, b):
+    return a == b or (math.isnan(a) and math.isnan(b))
+
+
+def _file_margin(path, imp, missing):
+    """XGBoost's margins for the model file, when XGBoost is installed (else None)."""
+    try:
+        import xgboost
+    except ImportError:
+        return None
+    try:
+        booster = xgboost.Booster(model_file=os.fspath(path))
+    except Exception as e:  # teachgbt read the file; the check against XGBoost is extra
+        warnings.warn(
+            f"XGBoost could not read this model file to check the import ({e})",
+            ImportAssumptionWarning,
+            stacklevel=4,
+        )
+        return None
+    return _booster_margin(booster, imp, missing)
+
+
+def _booster_margin(booster, imp, missing):
     def margin(X):
         import xgboost
 
         best = imp.best_iteration
         rng = (0, best + 1) if best is not None else (0, 0)
         dm = xgboost.DMatrix(
-            np.asarray(X, dtype=np.float32),
-            missing=math.nan,
-            feature_names=model.feature_names,
-            feature_types=model.feature_types,
+            np.asarray(X, dtype=np.float64),
+            missing=missing,
+            feature_names=booster.feature_names,
+            feature_types=booster.feature_types,
         )
-        return model.predict(dm, output_margin=True, iteration_range=rng)
+        return booster.predict(dm, output_margin=True, iteration_range=rng)
 
-    return imp, margin
+    return margin

@@ -7,7 +7,6 @@ import copy
 import numpy as np
 import pandas as pd
 
-from .._validation import check_X
 from ._common import axes, check_fitted, is_classifier
 
 __all__ = ["staircase", "compare_fits"]
@@ -49,7 +48,7 @@ def _steps(model, x, k):
     left = np.concatenate([[lo - pad], thr])
     Xg = _as_model_input(model, left)
     fitted = model.model_  # after k rounds, k = 0 included: the probability of class 1
-    v = fitted.link(fitted.margins_after(check_X(Xg)[0], k))
+    v = fitted.link(fitted.margins_after(fitted.check_X(Xg)[0], k))
     return np.concatenate([left, [hi + pad]]), np.concatenate([v, [v[-1]]])
 
 
