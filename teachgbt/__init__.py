@@ -24,7 +24,6 @@ from . import (
     reference,
     walkthrough,
 )
-from ._validation import NotFittedError
 from .engine import gbdt
 from .engine.trace import Trace
 from .engine.training import TrainParams, train
@@ -35,6 +34,17 @@ from .model import Model
 from .tree import Tree
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # scikit-learn's NotFittedError when it is installed, looked up on use: importing
+    # scikit-learn takes seconds and ``import teachgbt`` must not wait for it
+    if name == "NotFittedError":
+        from . import _validation
+
+        return _validation.NotFittedError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "BoostingClassifier",

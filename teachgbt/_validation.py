@@ -8,20 +8,32 @@ import warnings
 import numpy as np
 import pandas as pd
 
-try:  # scikit-learn's warning for a column-vector y, when it is installed
-    from sklearn.exceptions import DataConversionWarning
-except ImportError:  # pragma: no cover - exercised only without scikit-learn
 
-    class DataConversionWarning(UserWarning):
-        """A column-vector y was turned into a 1-D array."""
+class _DataConversionWarning(UserWarning):
+    """A column-vector y was turned into a 1-D array."""
 
 
-try:  # one exception for "not fitted": scikit-learn's, when it is installed
-    from sklearn.exceptions import NotFittedError
-except ImportError:  # pragma: no cover - exercised only without scikit-learn
+class _NotFittedError(ValueError, AttributeError):
+    """Raised when a model is used before ``fit``."""
 
-    class NotFittedError(ValueError, AttributeError):
-        """Raised when a model is used before ``fit``."""
+
+def _sklearn_exception(name, stand_in):
+    """scikit-learn's class of that name when it is installed (so scikit-learn code
+    catches ours), else the stand-in. Looked up when first needed: importing
+    scikit-learn takes seconds, and ``import teachgbt`` must not wait for it."""
+    try:
+        from sklearn import exceptions
+    except ImportError:  # pragma: no cover - exercised only without scikit-learn
+        return stand_in
+    return getattr(exceptions, name)
+
+
+def __getattr__(name):
+    if name == "NotFittedError":
+        return _sklearn_exception(name, _NotFittedError)
+    if name == "DataConversionWarning":
+        return _sklearn_exception(name, _DataConversionWarning)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def check_is_fitted(model):
@@ -31,7 +43,7 @@ def check_is_fitted(model):
     plots and the explanations all call it.
     """
     if not hasattr(model, "trees_"):
-        raise NotFittedError(
+        raise _sklearn_exception("NotFittedError", _NotFittedError)(
             f"this {type(model).__name__} is not fitted yet; call fit(X, y) before using it"
         )
     return model
@@ -164,7 +176,7 @@ def _column_vector_warning(what):
     warnings.warn(
         f"A column-vector {what} was passed when a 1d array was expected; it is used as "
         f"{what}.ravel()",
-        DataConversionWarning,
+        _sklearn_exception("DataConversionWarning", _DataConversionWarning),
         stacklevel=4,
     )
 

@@ -91,7 +91,7 @@ def cmd_walkthrough(args):
             return
     print(w)
     if out:
-        written = w.save(out)
+        written = w.save(out, precision=args.precision)
         print(f"\nwrote {len(written)} files to {out}/:")
         for p in written:
             print(f"  {os.path.relpath(p, out)}")
@@ -412,6 +412,7 @@ def build_parser():
     w.add_argument("dataset", nargs="?", default="troll2", help="troll2 (seed 004)")
     w.add_argument("--out", metavar="DIR", help="also write tables (CSV), diagrams and plots here")
     w.add_argument("--html", metavar="FILE.html", help="write the interactive explorer page here")
+    w.add_argument("--precision", type=int, default=6, help="significant digits in the CSVs (6)")
     w.set_defaults(func=cmd_walkthrough)
 
     t = sub.add_parser("train", help="fit a model on a CSV file and save it as JSON")

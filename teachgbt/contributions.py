@@ -213,7 +213,8 @@ def tree_shap(tree, X):
         codes = np.arange(n_leaves << S)
         table = _table(codes, S, z, value)
     bit = np.where(slot >= 0, np.left_shift(1, np.maximum(slot, 0)), 0)  # (n_leaves, depth)
-    kernels = _kernels.load("_shap_numba") if full else None
+    # compiled only for large X: a first compile costs seconds (see teachgbt._kernels)
+    kernels = _kernels.load("_shap_numba", n * d) if full else None
     if kernels is not None:  # the same lookup, compiled
         kernels.add_tree_shap(
             X, tree.feature, threshold, tree.default_left, node, went_left, bit, feature,

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import teachgbt as tg
-from teachgbt._format import format_number
+from teachgbt._format import format_number, split_rule
 from teachgbt.explore import page as explore_page
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -78,16 +78,19 @@ def test_troll2_step_click_and_pick(open_page):
     w = tg.walkthrough.troll2(compare=False)
     model, X = w.model, w.data.drop(columns=w.target)
     pg = open_page(tg.explore(w))
-    assert pg.text_content("#round-label").startswith("Round 1 of 2")
+    assert pg.text_content("#round-label").startswith("Round 0 of 2")  # opens at the base score
+    pg.click("#next")
+    assert pg.text_content("#round-label") == "Round 1 of 2: after Tree 1"
 
-    # the numbers on the page are the trace's
+    # the numbers on the page are the trace's: g, h tree 1 was grown from, margin after it
     pg.click("#tab-rows")
-    inst = model.trace_.instances(1)
+    inst, ep = model.trace_.instances(1), model.trace_.epochs()
     for r, row in enumerate(_cells(pg, "rows-table")):
-        want = [str(r), format_number(inst["y"][r], 4)] + [
-            format_number(inst[c][r], 4) for c in ("margin", "prob", "g", "h")
-        ]
-        assert row == want + [str(inst["leaf"][r])]
+        label = str(model.classes_[int(inst["y"][r])])
+        want = [str(r), label, format_number(inst["y"][r], 4)]
+        want += [format_number(inst[c][r], 4) for c in ("g", "h")] + [str(inst["leaf"][r])]
+        want += [format_number(ep[c][r], 4) for c in ("ep_1_pre", "ep_1_prob")]
+        assert row == want
 
     # Next, then the epoch table of round 2 against trace_.epochs()
     pg.click("#next")
@@ -98,7 +101,7 @@ def test_troll2_step_click_and_pick(open_page):
             "ep_2_pre", "ep_2_prob"]  # fmt: skip
     for r, row in enumerate(_cells(pg, "epochs-table")):
         want = [format_number(ep[c][r], 4) if "index" not in c else str(ep[c][r]) for c in cols]
-        assert row[2:] == want
+        assert row[3:] == want
 
     # click a node: its numbers and the formula of tg.explain
     pg.click("g.node[data-node='0'] rect")
@@ -109,7 +112,13 @@ def test_troll2_step_click_and_pick(open_page):
     )
     tree = model.trees_[1]
     assert stats["n"] == str(tree.n[0]) and stats["gain"] == format_number(tree.gain[0], 4)
-    assert _text(pg, "#split-formula") == _plain(tg.explain.split(model, 2, 0))
+    # GBDT: the H the gain uses (counts) beside w*'s Σp(1−p), each named
+    assert stats["H_gain"] == str(tree.n[0]) and stats["H"] == format_number(tree.H[0], 4)
+    assert _text(pg, "#split-formula") == _plain(
+        str(tg.explain.split(model, 2, 0)).replace(
+            "XGBoost reports loss_chg", "loss_chg (XGBoost's measure, computed here)"
+        )
+    )
     assert _text(pg, "#leaf-formula") == _plain(tg.explain.leaf(model, 2, 0))
     chosen = pg.eval_on_selector_all("#split-table tr.chosen", "rs => rs.length")
     assert chosen == 1
@@ -137,7 +146,6 @@ def test_formatter_and_round_zero(open_page):
     for p in (0, 2, 3, 4):
         got = pg.evaluate(f"xs => xs.map(x => teachgbtExplorer.formatNumber(x, {p}))", xs)
         assert got == [format_number(x, p) for x in xs]
-    pg.click("#prev")
     assert pg.text_content("#round-label").startswith("Round 0 of 2")
     assert pg.is_disabled("#prev")
     assert "margin₀" in pg.text_content("#tree-svg") or "F0" in pg.text_content("#tree-svg")
@@ -155,6 +163,7 @@ def test_compressed_multiclass_model_without_trace(open_page, monkeypatch):
     pg = open_page(tg.explore(model, X, y))
     assert pg.is_visible("#class-select")
     pg.select_option("#class-select", "2")
+    pg.click("#next")
     pg.click("#next")  # round 2, class c's tree
     pg.fill("#row-input", "7")
     pg.press("#row-input", "Enter")
@@ -165,5 +174,121 @@ def test_compressed_multiclass_model_without_trace(open_page, monkeypatch):
     pg.click("#tab-rows")
     head = pg.eval_on_selector_all("#rows-table th", "hs => hs.map(h => h.textContent)")
     assert "g" not in head and "prob" in head
-    probs = model.predict_proba(X[:5], iteration_range=(0, 1))[:, 2]
-    assert [r[3] for r in _cells(pg, "rows-table")[:5]] == [format_number(p, 4) for p in probs]
+    # round 2 is after the trees of round 2; y is the label, the one-vs-rest 0/1 beside it
+    assert head == ["row", "y", "1[y=c]", "leaf", "margin", "prob"]
+    probs = model.predict_proba(X[:5], iteration_range=(0, 2))[:, 2]
+    rows = _cells(pg, "rows-table")[:5]
+    assert [r[5] for r in rows] == [format_number(p, 4) for p in probs]
+    assert [r[1] for r in rows] == list(y[:5])
+    assert [r[2] for r in rows] == [str(int(v == "c")) for v in y[:5]]
+
+
+# ------------------------------------------------- one meaning per number, projector mode
+def test_rows_and_row_tabs_show_the_same_margin_for_the_same_round(open_page):
+    w = tg.walkthrough.troll2(compare=False)
+    pg = open_page(tg.explore(w))
+    ep = w.model.trace_.epochs()
+    pg.fill("#row-input", "3")
+    pg.press("#row-input", "Enter")
+    for t in (0, 1, 2):
+        row_tab = pg.text_content(f"#row-margins tr[data-round='{t}'] td:nth-child(3)")
+        pg.click("#tab-rows")
+        head = pg.eval_on_selector_all("#rows-table th", "hs => hs.map(h => h.textContent)")
+        rows_tab = _cells(pg, "rows-table")[3][head.index("margin")]
+        assert rows_tab == row_tab == format_number(ep[f"ep_{t}_pre"][3], 4)
+        pg.click("#tab-row")
+        if t < 2:
+            pg.click("#next")
+
+
+def _float_model(n=300):
+    rng = np.random.default_rng(7)
+    X = (rng.normal(size=(n, 3)) * [30, 0.01, 5] + [100, 0.1, 0]).astype(np.float32)
+    y = (X[:, 0] + 3000 * X[:, 1] + rng.normal(size=n) * 20 > 400).astype(int)
+    return tg.BoostingClassifier(n_estimators=3, max_depth=3).fit(X, y), X, y
+
+
+def test_thresholds_read_the_same_in_box_panel_and_path_and_boxes_fit_them(open_page):
+    model, X, y = _float_model()
+    pg = open_page(tg.explore(model))
+    pg.click("#next")
+    tree = model.trees_[0]
+    pg.click("g.node[data-node='0'] rect")
+    box = pg.text_content("g.node[data-node='0'] text.l1")
+    panel = pg.text_content("#panel .rule")
+    assert panel.startswith("split: " + box)
+    assert pg.get_attribute("#panel .rule", "title") == split_rule(tree, 0)  # exact on hover
+    pg.fill("#row-input", "5")
+    pg.press("#row-input", "Enter")
+    first_step = pg.text_content("#row-path li")
+    assert first_step.startswith(box + "?")
+    # every text inside its box: no rule is ever cut
+    over = pg.eval_on_selector_all(
+        "g.node",
+        """gs => gs.filter(g => {
+             const w = +g.querySelector('rect').getAttribute('width');
+             return Array.from(g.querySelectorAll(':scope > text'))
+               .some(t => t.getComputedTextLength() > w - 8); }).length""",
+    )
+    assert over == 0
+
+
+def test_the_data_in_a_node(open_page):
+    model, X, y = _float_model()
+    pg = open_page(tg.explore(model))
+    pg.click("#next")
+    tree = model.trees_[0]
+    pg.click("g.node[data-node='1'] rect")
+    # the bars add up to the rows that reached the node, each class separately
+    titles = pg.eval_on_selector_all(
+        "#node-data svg rect title", "ts => ts.map(t => t.textContent)"
+    )
+    reached = np.array([1 in tree.path(x) for x in X])
+    for k in (0, 1):
+        shown = sum(int(t.split()[0]) for t in titles if t.endswith(f"class {k}"))
+        assert shown == int((reached & (y == k)).sum())
+    assert pg.locator("#node-data line.threshold").count() == 1
+    r = int(np.flatnonzero(reached)[0])
+    pg.fill("#row-input", str(r))
+    pg.press("#row-input", "Enter")
+    pg.click("#tab-node")
+    pg.click("g.node[data-node='1'] rect")
+    f = tree.feature[1]
+    assert pg.text_content("#node-data .pickvalue") == f"row {r}: {format_number(X[r, f], 4)}"
+    leaf = int(np.flatnonzero(tree.is_leaf)[0])
+    pg.click(f"g.node[data-node='{leaf}'] rect")
+    assert "their y" in pg.text_content("#node-data h3")
+
+
+def test_projector_sizes_and_a_narrow_frame(browser, tmp_path):
+    path = tg.explore(tg.walkthrough.troll2(compare=False)).save(tmp_path / "p.html")
+    pg = browser.new_page(viewport={"width": 1920, "height": 1080})
+    pg.goto(f"file://{path}")
+    pg.wait_for_selector("body[data-ready='1']")
+    assert pg.eval_on_selector("aside", "a => a.getBoundingClientRect().width") > 600
+    size = "e => parseFloat(getComputedStyle(e).fontSize)"
+    before = pg.eval_on_selector("#panel", size)
+    assert before > 16  # a larger default on a large screen
+    pg.click("#font-up")
+    assert pg.eval_on_selector("#panel", size) > before
+    pg.set_viewport_size({"width": 800, "height": 700})
+    tree_bottom = pg.eval_on_selector("#tree-area", "e => e.getBoundingClientRect().bottom")
+    assert pg.eval_on_selector("aside", "e => e.getBoundingClientRect().top") >= tree_bottom - 1
+    pg.close()
+
+
+def test_in_a_notebook_frame_the_wheel_scrolls_and_ctrl_wheel_zooms(browser):
+    model, X, y = _float_model()
+    ex = tg.explore(model)
+    pg = browser.new_page(viewport={"width": 1280, "height": 720})
+    pg.set_content("<p>notebook</p>" + ex._repr_html_() + "<div style='height:2000px'></div>")
+    frame = pg.frames[1]
+    frame.wait_for_selector("body[data-ready='1']")
+    frame.click("#next")
+    wheel = """ctrl => { const v = teachgbtExplorer.app.view.s;
+        document.getElementById('tree-svg').dispatchEvent(new WheelEvent('wheel',
+          {deltaY: -100, ctrlKey: ctrl, bubbles: true, cancelable: true}));
+        return teachgbtExplorer.app.view.s / v; }"""
+    assert frame.evaluate(wheel, False) == 1  # the notebook scrolls instead
+    assert frame.evaluate(wheel, True) > 1
+    pg.close()

@@ -87,9 +87,9 @@ def test_troll2_text_follows_the_tutorial(troll):
         "Epoch 1",
         "(A) residual = observed - predicted probability",
         "(B) a regression tree f1(x)",
-        "node 0: favorite_color_red < 0.5 ?  n=6, improvement 0.533333",
+        "node 0: favorite_color_red < 0.5 ?  n=6, gain 0.266667",
         "(C) leaf output = sum of residuals / (sum of p(1 - p))",
-        "(D) F1(x) = F0(x) + nu * f1(x), nu = 0.8",
+        "(D) F1(x) = F0(x) + η * f1(x), η = 0.8",
         "e.g. row 0: 0.693147 + 0.8 x 1.5 = 1.893147",
         "Epoch 2",
         "Result: every epoch side by side",
@@ -108,13 +108,37 @@ def test_save_writes_every_table_as_csv(troll, tmp_path):
     paths = troll.save(tmp_path / "out")
     names = {p.name for p in paths}
     pictures = {"tree_1.svg", "tree_1.png", "tree_2.svg", "tree_2.png", "model.png",
-                "probabilities.png", "residuals.png"}  # fmt: skip
+                "probabilities.png", "residuals.png", "walkthrough.html",
+                "explorer.html"}  # fmt: skip
     assert {f"{n}.csv" for n in troll.tables()} | {"walkthrough.txt"} | pictures == names
     png = (tmp_path / "out" / "tree_1.png").read_bytes()
     assert png.startswith(b"\x89PNG")
     back = pd.read_csv(tmp_path / "out" / "epochs.csv", index_col=0)
-    np.testing.assert_allclose(back["ep_2_pre"], troll.epochs["ep_2_pre"])
+    np.testing.assert_allclose(back["ep_2_pre"], troll.epochs["ep_2_pre"], rtol=1e-5)
     assert (tmp_path / "out" / "walkthrough.txt").read_text(encoding="utf-8").startswith("GBDT")
+    page = (tmp_path / "out" / "walkthrough.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and "(A) Residuals" in page
+    assert "teachgbtExplorer" in (tmp_path / "out" / "explorer.html").read_text(encoding="utf-8")
+
+
+def test_csvs_are_rounded_for_reading(troll, tmp_path):
+    troll.save(tmp_path / "r", pictures=False)
+    nodes = (tmp_path / "r" / "epoch_1_nodes.csv").read_text(encoding="utf-8")
+    for noise in ("99999999", "00000001", "e-16", "e-17", "-0,", "-0\n"):
+        assert noise not in nodes
+    # every number within the precision of the DataFrame's
+    for name, df in troll.tables().items():
+        back = pd.read_csv(tmp_path / "r" / f"{name}.csv", index_col=0)
+        for col in df.select_dtypes("float").columns:
+            if col == "threshold":
+                continue
+            scale = np.nanmax(np.abs(df[col].to_numpy())) or 1.0
+            np.testing.assert_allclose(back[col], df[col], rtol=5e-6, atol=scale * 1e-12)
+    troll.save(tmp_path / "p3", pictures=False, precision=3)
+    epochs = pd.read_csv(tmp_path / "p3" / "epochs.csv", index_col=0)
+    assert epochs["ep_0_pre"].iloc[0] == 0.693  # log(4/2) to 3 significant digits
+    with pytest.raises(ValueError, match="precision must be a whole number"):
+        troll.save(tmp_path / "p0", pictures=False, precision=0)
 
 
 def test_html_and_repr(troll):
@@ -263,7 +287,8 @@ def test_html_has_the_steps_tables_and_trees_inline(name, request):
         assert f'id="tg-epoch-{k}"' in page
         for step in ("(A) Residuals", "(B) A regression tree", "(C) Each leaf", "(D) Update"):
             assert f"<h4>{step}" in page
-    assert page.count("<svg") == 2  # one tree per epoch, inline
+    # one tree per epoch, as an image of its SVG (an untrusted notebook strips inline <svg>)
+    assert page.count('<img src="data:image/svg+xml;base64,') == 2 and "<svg" not in page
     assert (
         len(re.findall(r"<table[^>]*tg-table", page)) >= 2 + 3 * 2 + 1
     )  # data, F0; (A), (C), (D); result
@@ -275,8 +300,11 @@ def test_html_has_the_steps_tables_and_trees_inline(name, request):
 
 def test_html_loads_nothing_from_elsewhere(troll):
     page = troll._repr_html_().lower()
-    for external in ("<script", "<link", "<img", "@import", "<!doctype", "<?xml", "url(", "src="):
+    for external in ("<script", "<link", "@import", "<!doctype", "<?xml", "url("):
         assert external not in page
+    # the only sources are the trees' pictures, inline as data: URIs
+    sources = [s.split(",")[0] for s in re.findall(r'src="([^"]*)"', page)]
+    assert sources == ["data:image/svg+xml;base64"] * 2
     assert "href=" not in page.replace('xlink:href="#', "").replace('href="#', "")
 
 
@@ -286,3 +314,16 @@ def test_html_shows_the_numbers_of_the_tutorial(troll):
     assert "e.g. row 0: 0.693147 + 0.8 × 1.5 = 1.893147" in page
     assert "1 / 0.666667 = 1.5" in page  # the leaf formula, filled in
     assert "1.4, -1 and -3.3" in page
+
+
+def test_cli_passes_precision_to_save(tmp_path, monkeypatch, capsys):
+    from teachgbt import cli
+    from teachgbt.walkthrough.tables import Walkthrough
+
+    seen = {}
+    monkeypatch.setattr(
+        Walkthrough, "save", lambda self, out, precision=6: seen.update(p=precision) or []
+    )
+    argv = ["walkthrough", "troll2", "--out", str(tmp_path / "o"), "--precision", "3"]
+    assert cli.main(argv) in (0, None)
+    assert seen == {"p": 3}

@@ -7,6 +7,7 @@ so a learner on a fresh machine never meets ``ExecutableNotFound``.
 
 from __future__ import annotations
 
+import base64
 import io
 import os
 import shutil
@@ -95,8 +96,23 @@ class Diagram:
 
         return write_atomic(path, lambda f: f.write(data), binary=True)
 
+    def data_uri(self, fmt="svg"):
+        """The picture as a ``data:`` URI, for an ``<img src=...>`` that survives where
+        inline ``<svg>`` is stripped (an untrusted notebook's sanitized HTML)."""
+        mime = {"svg": "image/svg+xml", "png": "image/png"}.get(fmt)
+        if mime is None:
+            raise ValueError(f"format {fmt!r}; use 'svg' or 'png'")
+        return f"data:{mime};base64,{base64.b64encode(self.render(fmt)).decode('ascii')}"
+
     def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"image/svg+xml": self.svg(), "text/plain": repr(self)}
+        # PNG beside SVG: a notebook opened untrusted (as a student receives it) does not
+        # show SVG, which it counts unsafe, and falls back to the PNG
+        bundle = {"text/plain": repr(self)}
+        for mime, fmt in (("image/svg+xml", "svg"), ("image/png", "png")):
+            if (include is None or mime in include) and not (exclude and mime in exclude):
+                data = self.render(fmt)  # PNG as base64 text, as notebooks store it
+                bundle[mime] = data.decode() if fmt == "svg" else base64.b64encode(data).decode()
+        return bundle
 
     def __repr__(self):
         return f"<teachgbt diagram of {self._title}; .save('tree.svg'), .source for DOT>"

@@ -29,9 +29,10 @@ SAMPLE_ROWS = 200_000
 _CUT_EPS = 1e-5
 
 
-def numba_kernels():
-    """The compiled histogram kernels (``engine._hist_numba``), or None to use numpy."""
-    return _kernels.load("engine._hist_numba")
+def numba_kernels(cells=None):
+    """The compiled histogram kernels (``engine._hist_numba``), or None to use numpy
+    (always on data of fewer ``cells`` than ``teachgbt._kernels.MIN_CELLS``)."""
+    return _kernels.load("engine._hist_numba", cells)
 
 
 def _above(v):
@@ -109,7 +110,7 @@ class HistData:
         dtype = np.uint8 if K - 1 + self.has_missing.any() <= 255 else np.uint16
         # one contiguous block of codes per feature: a node's rows are looked up in it
         self.bins = np.empty((d, n), dtype=dtype)
-        kernels = numba_kernels()
+        kernels = numba_kernels(n * d)
         if kernels is not None:
             kernels.bin_codes(
                 np.ascontiguousarray(X32), self.cuts, self.n_bins, self.missing_code, self.bins

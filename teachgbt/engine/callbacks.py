@@ -5,12 +5,14 @@ far, and returns True to stop training (XGBoost's ``TrainingCallback.after_itera
 
 * ``EvalSets``      scores the eval sets after every round (``evals_result_``);
 * ``EarlyStopping`` stops when the last eval set's score has not improved for a while;
-* ``progress_bar``  a tqdm bar for long fits, shown only on a terminal.
+* ``progress_bar``  a tqdm bar for long fits, shown only on a terminal; one summary
+                    line stays when it ends.
 """
 
 from __future__ import annotations
 
 import sys
+import time
 import warnings
 
 import numpy as np
@@ -74,29 +76,56 @@ class _NoProgress:
 
 
 class _Progress:
-    def __init__(self, bar):
-        self.bar = bar
+    """A tqdm bar while training; when it ends, the bar goes and one line stays (a saved
+    notebook would otherwise keep a widget's stale state, or nothing)."""
+
+    def __init__(self, bar, metric):
+        self.bar, self.metric = bar, metric
+        self.start = time.perf_counter()
+        self.trees = 0
 
     def __call__(self, t, model):
         self.bar.update(1)
+        self.trees = len(model.trees)
 
     def close(self):
         self.bar.close()
+        if not self.trees:  # the fit failed before a tree: its error says why
+            return
+        line = f"{self.trees} trees in {time.perf_counter() - self.start:.1f} s"
+        if self.metric is not None:
+            name, value = self.metric()
+            line += f", train {name} {value:.4g}"
+        print(line, file=sys.stderr, flush=True)
 
 
-def progress_bar(total, verbose):
+def _tqdm_class():
+    """tqdm's notebook widget in a Jupyter kernel with ipywidgets, else its text bar. Not
+    ``tqdm.auto``: without ipywidgets it warns ("IProgress not found") before falling back."""
+    from importlib.util import find_spec
+
+    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+    if type(shell).__name__ == "ZMQInteractiveShell" and find_spec("ipywidgets") is not None:
+        from tqdm.notebook import tqdm
+    else:
+        from tqdm.std import tqdm
+    return tqdm
+
+
+def progress_bar(total, verbose, metric=None):
     """A hook showing a tqdm bar for long fits, only on a terminal (or when verbose=True).
-    Call its ``close()`` when training ends."""
+    Call its ``close()`` when training ends: it leaves one line, "150 trees in 6.8 s, train
+    logloss 0.21" (``metric()`` gives the name and value of the train score)."""
     if verbose is False or total < 2:
         return _NoProgress()
     if verbose is None and not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
         return _NoProgress()
     try:
-        from tqdm.auto import tqdm
+        tqdm = _tqdm_class()
     except ImportError:
         if verbose:
             warnings.warn(
                 "verbose=True shows a progress bar only when tqdm is installed", stacklevel=3
             )
         return _NoProgress()
-    return _Progress(tqdm(total=total, desc="boosting", unit="tree", leave=False))
+    return _Progress(tqdm(total=total, desc="boosting", unit="tree", leave=False), metric)

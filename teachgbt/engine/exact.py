@@ -60,10 +60,10 @@ SPLIT_COLUMNS = [
 ]
 
 
-def numba_kernels():
+def numba_kernels(cells=None):
     """The compiled twins of the scan and the partition (``engine._exact_numba``), or None
-    to use numpy (see ``teachgbt._kernels``)."""
-    return _kernels.load("engine._exact_numba")
+    to use numpy (always on data of fewer ``cells`` than ``teachgbt._kernels.MIN_CELLS``)."""
+    return _kernels.load("engine._exact_numba", cells)
 
 
 class SortedColumns:
@@ -171,7 +171,7 @@ class ExactSplitter:
         self._go_left = np.zeros(cols.n_rows, dtype=bool)
         # XGBoost runs the forward scan only for features with missing values in the data
         self._forward = cols.has_missing[self.features] & ~cols.constant[self.features]
-        self.kernels = numba_kernels()
+        self.kernels = numba_kernels(cols.n_rows * cols.n_features)
 
     # ------------------------------------------------------------ node data
     def root(self, keep=None):

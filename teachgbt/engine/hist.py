@@ -134,7 +134,7 @@ class HistSplitter:
         )
         self.has_cover = h_cover is not None
         self._columns = [g, h] + ([h_cover] if self.has_cover else [])
-        self.kernels = numba_kernels()
+        self.kernels = numba_kernels(data.n_rows * data.n_features)
         self._count_missing = data.has_missing[self.features]  # features with any NaN
         self._pending = []  # (child to build, its sibling, their parent's histogram)
 

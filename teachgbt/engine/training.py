@@ -217,7 +217,12 @@ def train(
     early_stopping = None
     if params.early_stopping_rounds is not None:
         early_stopping = EarlyStopping(eval_sets, params.early_stopping_rounds)
-    progress = progress_bar(params.n_estimators, verbose)
+    # the bar's closing line reads the train score at the last round's margin
+    progress = progress_bar(
+        params.n_estimators,
+        verbose,
+        metric=lambda: (loss.metric_name, loss.metric(y, margin, sample_weight)),
+    )
     hooks = [h for h in (eval_sets, early_stopping, *callbacks, progress) if h is not None]
 
     tree_method = TREE_METHODS[params.tree_method]

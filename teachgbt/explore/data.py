@@ -120,8 +120,17 @@ def _y_codes(model, y, n):
     return np.asarray(codes, dtype=np.int64)
 
 
-def _tree_dict(model, tree, prox):
-    """One tree with its node arrays, rules and explanation texts."""
+def _tree_label(i, t, k):
+    """How every screen names tree i (0-based): as ``tg.explain`` does, by its number in
+    XGBoost's order, with its round and class index when there are several per round."""
+    if k is None:
+        return f"Tree {i + 1}"
+    return f"Tree {i + 1} (round {t}, class {k})"
+
+
+def _tree_dict(model, i, tree, prox, reported):
+    """Tree i (0-based) with its node arrays, rules and explanation texts. ``reported``:
+    None when the formula's loss_chg is what XGBoost reports, else where it comes from."""
     leaf = tree.is_leaf
     nodes = range(tree.n_nodes)
     t, k = tree.round, tree.class_  # the round and class the model stamped on its tree
@@ -132,20 +141,24 @@ def _tree_dict(model, tree, prox):
             split_text.append(None)
             continue
         try:
-            split_text.append(str(explain.split(prox, t, j, class_=k)))
+            split_text.append(_reported(str(explain.split(prox, t, j, class_=k)), reported))
         except ValueError as e:  # a GBDT split without the residual sums it was chosen by
             split_text.append(f"{split_rule(tree, j)}: {e}")
     return {
         "round": int(t),
         "class": None if k is None else int(k),
+        "label": _tree_label(i, int(t), None if k is None else int(k)),
         "left": _ints(tree.left),
         "right": _ints(tree.right),
         "parent": _ints(tree.parent),
         "depth": _ints(tree.depth),
         "feature": _ints(tree.feature),
-        "rule": [None if leaf[j] else split_rule(tree, j) for j in nodes],
-        # the rule as a node's box shows it: 4 significant digits (the exact one beside it)
-        "short_rule": [None if leaf[j] else _short_rule(tree, j) for j in nodes],
+        # one text per rule on every screen (box, panel, path): the threshold to 6
+        # significant digits for reading; the exact rule (as the trees compare) on hover
+        "rule": [None if leaf[j] else _reading_rule(tree, j) for j in nodes],
+        "exact_rule": [None if leaf[j] else split_rule(tree, j) for j in nodes],
+        "threshold": _floats(np.where(leaf, np.nan, tree.threshold)),
+        "op": routing.rule_of(tree.rule).op,  # "<" (XGBoost) or "≤" (LightGBM, scikit-learn)
         "default_left": [bool(v) for v in tree.default_left],
         "n": _ints(tree.n),
         "G": _floats(tree.G),
@@ -160,9 +173,30 @@ def _tree_dict(model, tree, prox):
     }
 
 
-def _short_rule(tree, j):
+def _reading_rule(tree, j):
     t = float(tree.threshold[j])
-    return format_rule(tree.feature_name(int(tree.feature[j])), float(f"{t:.4g}"), tree.rule)
+    return format_rule(tree.feature_name(int(tree.feature[j])), float(f"{t:.6g}"), tree.rule)
+
+
+_REPORTS = "XGBoost reports loss_chg"
+
+
+def _reported(text, reported):
+    """``tg.explain``'s split text, saying "XGBoost reports" only of a number XGBoost
+    reported: a GBDT model's loss_chg, or one recomputed with an assumed λ, is not;
+    ``reported`` then says where it comes from."""
+    if reported is None or _REPORTS not in text:
+        return text
+    return text.replace(_REPORTS, f"loss_chg ({reported})")
+
+
+def _counts_from_rows(tree, leaf_ids):
+    """n of every node, counted from the rows given (for trees whose file has no counts)."""
+    n = np.bincount(np.asarray(leaf_ids, dtype=np.int64), minlength=tree.n_nodes)
+    for j in np.argsort(-np.asarray(tree.depth), kind="stable"):
+        if tree.parent[j] >= 0:
+            n[tree.parent[j]] += n[j]
+    return n
 
 
 def _split_table(trace, t, node, class_, split_rows):
@@ -202,6 +236,7 @@ def build(obj, X=None, y=None, *, title=None, table_rows=500, max_split_tables=4
     algorithm = fitted.algorithm
     notes = list(extras.get("notes", []))
     limits = []
+    unknown_n = any((np.asarray(tree.n) < 0).any() for tree in trees)
 
     # the rows: the training data (with the trace's tables), or the X given
     index = None
@@ -223,6 +258,13 @@ def build(obj, X=None, y=None, *, title=None, table_rows=500, max_split_tables=4
             )
     else:
         X32, codes = None, None
+    if unknown_n:
+        notes.append(
+            f"The model file stores no row counts: n is counted from the {len(X32)} rows given."
+            if X32 is not None
+            else "The model file stores no row counts (n is shown as —): give explore(model, X) "
+            "rows to count them."
+        )
     if trace is None:
         notes.append(
             "This model was made from trees (tg.load, from_trees), not trained here: it has no "
@@ -237,15 +279,24 @@ def build(obj, X=None, y=None, *, title=None, table_rows=500, max_split_tables=4
     prox = model if (algorithm == "gbdt" and trace is not None and K == 1) else _WithoutTrace(model)
     if prox is model and sum(t.n_nodes for t in trees) > 2 * SMALL_TREE_NODES * 20:
         prox = _WithoutTrace(model)  # rescanning every node of a large GBDT would take minutes
-    tree_dicts = [_tree_dict(model, tree, prox) for tree in trees]
+    # what an import assumed (a λ not in the file, ...) is said on the page, not only on stderr
+    assumed = [str(s) for s in getattr(model, "import_notes_", None) or []]
+    reported = None  # the formula's loss_chg is what XGBoost reports for the split
+    if algorithm == "gbdt":
+        reported = "XGBoost's measure, computed here"
+    elif any("assum" in s for s in assumed):
+        reported = "computed here with the assumed parameters; the file's is in the table"
+    tree_dicts = [_tree_dict(model, i, tree, prox, reported) for i, tree in enumerate(trees)]
 
     rows = None
     if X32 is not None:
         n = len(X32)
         leaves = []
-        for tree in trees:
+        for i, tree in enumerate(trees):
             ids = trace.leaf(tree.round, class_=tree.class_) if use_trace else tree.apply(X32)
             leaves.append(_packed(ids, tree.n_nodes))
+            if (np.asarray(tree.n) < 0).any():
+                tree_dicts[i]["n"] = _ints(_counts_from_rows(tree, ids))
         rows = {
             "n": n,
             "index": index if index is not None else [str(i) for i in range(n)],
@@ -304,9 +355,7 @@ def build(obj, X=None, y=None, *, title=None, table_rows=500, max_split_tables=4
                 "other node ask Python: model.trace_.splits(t, node)."
             )
 
-    params = model.get_params()
-    shown = ["learning_rate", "max_depth", "reg_lambda", "reg_alpha", "gamma",
-             "min_child_weight", "max_delta_step", "tree_method"]  # fmt: skip
+    params = _effective_params(model, trees)
     base_margin = np.atleast_1d(np.asarray(fitted.base_margin, dtype=np.float64))
     return {
         "version": 1,
@@ -318,7 +367,10 @@ def build(obj, X=None, y=None, *, title=None, table_rows=500, max_split_tables=4
         "K": K,
         "rounds": T,
         "features": fitted.names,
-        "params": {k: _param(params.get(k)) for k in shown if k in params},
+        "params": params,
+        "assumed": assumed,
+        # an import's loss_chg is the number its file stores
+        "loss_chg_from_file": getattr(model, "import_notes_", None) is not None,
         "base_score": _floats(np.atleast_1d(np.asarray(model.base_score_, dtype=float))),
         "base_margin": _floats(base_margin, 17),
         "float32": algorithm != "gbdt",
@@ -330,6 +382,32 @@ def build(obj, X=None, y=None, *, title=None, table_rows=500, max_split_tables=4
         "trees": tree_dicts,
         "rows": rows,
     }
+
+
+_SHOWN = ("learning_rate", "max_depth", "max_leaves", "reg_lambda", "reg_alpha", "gamma",
+          "min_child_weight", "max_delta_step", "subsample", "colsample_bytree",
+          "tree_method")  # fmt: skip
+
+
+def _effective_params(model, trees):
+    """The parameters the trees were grown with: ``params_`` (what None resolved to), else
+    the estimator's; a max_depth of 0 (unlimited, or unknown for an import) is the depth of
+    the deepest tree; nothing unknown is listed."""
+    given = model.get_params()
+    grown = getattr(model, "params_", None)
+    out = {}
+    for k in _SHOWN:
+        v = getattr(grown, k, None) if grown is not None else None
+        if v is None:
+            v = given.get(k)
+        if k == "max_depth" and not v and trees:
+            out[k] = f"{max(int(t.max_depth) for t in trees)} (the deepest tree)"
+            continue
+        if k == "max_leaves" and not v:
+            continue
+        if v is not None:
+            out[k] = _param(v)
+    return out
 
 
 def _param(v):

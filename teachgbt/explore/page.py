@@ -14,7 +14,7 @@ import html
 import json
 from importlib import resources
 
-__all__ = ["render", "iframe", "COMPRESS_ABOVE"]
+__all__ = ["render", "iframe", "COMPRESS_ABOVE", "LARGE_INLINE", "BLOCKED"]
 
 COMPRESS_ABOVE = 1_000_000  # bytes of JSON above which the data is sent gzip-compressed
 
@@ -64,10 +64,40 @@ def render(data):
     )
 
 
-def iframe(page, height=720):
-    """The page inside an ``<iframe srcdoc>``: how Jupyter shows it, with no server."""
+#: an inline view above this many bytes says so: a notebook stores it each time it is shown
+LARGE_INLINE = 1_000_000
+
+BLOCKED = (
+    "This interactive view needs a trusted notebook: run the cell, or open the saved page "
+    '(explorer.save("explorer.html")).'
+)
+
+
+def iframe(page, height=None):
+    """The page inside an ``<iframe srcdoc>``: how Jupyter shows it, with no server.
+
+    The frame lies over a line saying why it may be missing: a notebook opened untrusted
+    (as a student receives one) strips the frame, and then the line shows instead of a
+    blank. ``height``: pixels, or None for the browser window's height (at most 1000 px).
+    """
+    size = f"{int(height)}px" if height else "min(88vh, 1000px)"
+    note = ""
+    if len(page.encode("utf-8")) > LARGE_INLINE:
+        mb = len(page.encode("utf-8")) / 1e6
+        note = (
+            '<div style="font:13px system-ui,sans-serif;color:#57606a;margin:0 0 4px">'
+            f"This explorer is {mb:.1f} MB and the notebook stores it each time it is shown; "
+            'explorer.save("explorer.html") writes it once, as a page to open instead.</div>'
+        )
+    # the line and the frame share one grid cell, the frame on top: stripped of its frame,
+    # the output is the line's height, not a blank the frame's size
     return (
+        f'{note}<div style="display:grid">'
+        '<div style="grid-area:1/1;align-self:start;padding:12px;font:14px system-ui,sans-serif;'
+        'color:#9a3412;background:#fff7ed;border:1px solid #fdba74;border-radius:4px">'
+        f"{html.escape(BLOCKED)}</div>"
         f'<iframe srcdoc="{html.escape(page, quote=True)}" '
-        f'style="width:100%;height:{int(height)}px;border:1px solid #ccc;border-radius:4px" '
-        'title="teachgbt explorer"></iframe>'
+        f'style="grid-area:1/1;z-index:1;width:100%;height:{size};min-height:420px;'
+        'border:1px solid #ccc;border-radius:4px;background:#fff" title="teachgbt explorer">'
+        "</iframe></div>"
     )

@@ -14,7 +14,7 @@ The sequence is the tutorial's:
 * for each epoch m: (A) the residuals of F_{m−1}, (B) a squared-error
   regression tree fitted to them, (C) each leaf's output with its formula
   filled in, Σresidual / Σp(1−p) (classifier) or the mean residual
-  (regressor), (D) F_m = F_{m−1} + ν·f_m and the new probabilities.
+  (regressor), (D) F_m = F_{m−1} + η·f_m (seed 004's ν) and the new probabilities.
 
 ``compare`` runs the same data through XGBoost-style boosting (base_score =
 the class prior, λ = 0, min_child_weight = 0) and shows where the two grow the
@@ -98,7 +98,7 @@ def walkthrough(
 
 # ---------------------------------------------------------------- the tutorials
 def troll2(n_estimators=2, learning_rate=0.8, max_depth=2, compare=True, **params):
-    """Seed 004's walkthrough: the Troll 2 data, colours one-hot encoded, ν = 0.8, depth 2."""
+    """Seed 004's walkthrough: the Troll 2 data, colours one-hot encoded, η = 0.8, depth 2."""
     X, y = datasets.troll2_xy()
     w = walkthrough(
         X,

@@ -1,10 +1,11 @@
-"""The files a walkthrough writes when asked: its tables, its text, its pictures."""
+"""The files a walkthrough writes when asked: its tables, its text, its pages, its pictures."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from .._files import write_atomic
+from .text import readable_csv_frame
 
 __all__ = ["save"]
 
@@ -12,24 +13,37 @@ __all__ = ["save"]
 PLOT_DPI = 120
 
 
-def save(w, out_dir, pictures=True):
-    """Write every table of ``w`` as ``<name>.csv`` and its text as ``walkthrough.txt`` into
-    ``out_dir`` (created if needed); with ``pictures``, the diagrams and plots too.
-    Returns the paths written."""
+def save(w, out_dir, pictures=True, precision=6):
+    """Write every table of ``w`` as ``<name>.csv`` (numbers to ``precision`` significant
+    digits) and its text as ``walkthrough.txt`` into ``out_dir`` (created if needed); with
+    ``pictures``, the diagrams and plots too, and two pages to open in a browser:
+    ``walkthrough.html`` (the rich view) and ``explorer.html``. Returns the paths written."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = []
     for name, df in w.tables().items():
         path = out / f"{name}.csv"
-        write_atomic(path, lambda f, df=df: df.to_csv(f, index=True))
+        table = readable_csv_frame(df, precision)
+        write_atomic(path, lambda f, df=table: df.to_csv(f, index=True))
         paths.append(path)
     path = out / "walkthrough.txt"
     text = w.text() + "\n"
     write_atomic(path, lambda f: f.write(text))
     paths.append(path)
     if pictures:
+        paths.extend(_save_pages(w, out))
         paths.extend(_save_pictures(w, out))
     return paths
+
+
+def _save_pages(w, out):
+    from ..explore import explore
+    from .html import walkthrough_page
+
+    page = walkthrough_page(w)
+    path = out / "walkthrough.html"
+    write_atomic(path, lambda f: f.write(page))
+    return [path, Path(explore(w).save(out / "explorer.html"))]
 
 
 def _save_pictures(w, out):

@@ -9,12 +9,11 @@ notebook. The plain text (``str(w)``) stays folded away at the end.
 from __future__ import annotations
 
 import html
-import re
 
 from .._format import format_threshold
 from .text import fmt, growth_text, start_text, walkthrough_text
 
-__all__ = ["walkthrough_html", "STYLE"]
+__all__ = ["walkthrough_html", "walkthrough_page", "STYLE"]
 
 # scoped to .tg-walk so that a notebook's other output keeps its own look
 STYLE = """
@@ -39,14 +38,10 @@ STYLE = """
 .tg-walk table.tg-leaves thead th:last-child { text-align: left; }
 .tg-walk table.tg-leaves td:last-child { text-align: left; font-family: ui-monospace, Menlo,
   Consolas, monospace; font-size: 12px; }
-.tg-walk .tg-tree svg { max-width: 100%; height: auto; }
+.tg-walk .tg-tree img { max-width: 100%; height: auto; }
 .tg-walk .tg-note { color: #57606a; font-size: 0.92em; }
 .tg-walk details pre { font-size: 12px; background: #f6f8fa; padding: 0.6em; overflow-x: auto; }
 """
-
-# what the SVG of a tree must not carry into the page: the XML prologue and doctype
-# (an external DTD reference), and comments
-_SVG_PROLOGUE = re.compile(r"<\?xml.*?\?>|<!DOCTYPE.*?>|<!--.*?-->", re.S)
 
 
 def _table(df, cls=""):
@@ -73,12 +68,15 @@ def _formula(text):
 
 
 def _svg(tree, proba):
-    """Tree ``tree`` as an inline ``<svg>`` element, or a note when it cannot be drawn."""
+    """Tree ``tree`` as an ``<img>`` of its SVG, or a note when it cannot be drawn. An image
+    rather than inline ``<svg>``: a notebook opened untrusted strips inline SVG from HTML
+    and shows its text as junk, but keeps images."""
     try:
-        svg = tree.draw(proba=proba).svg()
+        uri = tree.draw(proba=proba).data_uri("svg")
     except Exception as err:  # a picture must never stop the tables from showing
         return _p(f"(the tree could not be drawn here: {err})", "tg-note")
-    return f'<div class="tg-tree">{_SVG_PROLOGUE.sub("", svg).strip()}</div>'
+    alt = html.escape(f"tree {tree.round if getattr(tree, 'round', None) else ''}".strip())
+    return f'<div class="tg-tree"><img src="{uri}" alt="{alt}"></div>'
 
 
 def walkthrough_html(w):
@@ -91,7 +89,8 @@ def walkthrough_html(w):
         f"<h2>GBDT {kind}, step by step (seed 004)</h2>",
         _p(
             f"{len(w.data)} instances, target {w.target!r}, {len(w.rounds)} trees, "
-            f"learning rate ν = {fmt(params.learning_rate)}, {growth_text(params)}"
+            f"learning rate η = {fmt(params.learning_rate)} (seed 004 calls it ν), "
+            f"{growth_text(params)}"
             + (f", λ = {fmt(params.reg_lambda)}" if params.reg_lambda else ""),
             "tg-settings",
         ),
@@ -136,6 +135,18 @@ def walkthrough_html(w):
         "</div>",
     ]
     return "\n".join(parts)
+
+
+def walkthrough_page(w):
+    """The walkthrough as one HTML page to open in a browser (``save`` writes it as
+    ``walkthrough.html``): the same block as in Jupyter, nothing loaded from elsewhere."""
+    title = html.escape(f"Walkthrough: GBDT of {w.target}, {len(w.rounds)} epochs")
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f'<title>{title}</title>\n</head>\n<body style="margin:16px 24px">\n'
+        f"{walkthrough_html(w)}\n</body>\n</html>\n"
+    )
 
 
 def _start_html(w):
@@ -200,7 +211,7 @@ def _epoch_html(w, e):
         ]
     leaves = e.leaves.drop(columns=["formula"]).assign(formula=e.leaves["formula"])
     out.append(_table(leaves.set_index("leaf"), "tg-leaves"))
-    update = f"F{k}(x) = {prev}(x) + ν · f{k}(x),  ν = {nu}"
+    update = f"F{k}(x) = {prev}(x) + η · f{k}(x),  η = {nu}"
     if clf:
         update += f";  p = sigmoid(F{k})"
     out += [

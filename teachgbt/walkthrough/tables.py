@@ -59,12 +59,14 @@ class Walkthrough:
             out.update(self.comparison.tables())
         return out
 
-    def save(self, out_dir, pictures=True):
-        """Write every table as ``<name>.csv`` and the text as ``walkthrough.txt`` into
-        ``out_dir`` (created if needed); with ``pictures``, also each round's tree
-        (``tree_<k>.svg`` and ``.png``), the whole model (``model.png``) and the plots
-        of the probabilities and residuals per epoch. Returns the paths written."""
-        return files.save(self, out_dir, pictures)
+    def save(self, out_dir, pictures=True, precision=6):
+        """Write every table as ``<name>.csv`` (numbers to ``precision`` significant digits)
+        and the text as ``walkthrough.txt`` into ``out_dir`` (created if needed); with
+        ``pictures``, also ``walkthrough.html`` and ``explorer.html`` (pages to open in a
+        browser), each round's tree (``tree_<k>.svg`` and ``.png``), the whole model
+        (``model.png``) and the plots of the probabilities and residuals per epoch.
+        Returns the paths written."""
+        return files.save(self, out_dir, pictures, precision)
 
     def text(self):
         """The walkthrough as plain text, in the tutorial's order."""

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import textwrap
 
+import numpy as np
+import pandas as pd
+
 from .._format import format_number, format_threshold, split_rule
 
 __all__ = ["fmt", "table_text", "wrap", "growth_text", "walkthrough_text"]
@@ -23,6 +26,35 @@ TEXT_WIDTH = 92
 def fmt(x):
     """A number as a learner writes it: up to six decimals, no trailing zeros, no −0."""
     return format_number(x, TEXT_DECIMALS)
+
+
+def readable_csv_frame(df, precision=6):
+    """``df`` with its numbers as a reader writes them, for a CSV file: ``precision``
+    significant digits (``1.5``, not ``1.4999999999999998``), float noise below 1e-12 of
+    the column's largest value written as 0 (a root's G is ``0``, not ``-2.22e-16``), never
+    ``-0``; thresholds stay exactly the rule the tree applies."""
+    precision = int(precision)
+    if precision < 1:
+        raise ValueError(f"precision must be a whole number ≥ 1, got {precision}")
+    out = df.copy()
+    for col in out.columns:
+        values = out[col]
+        if col == "threshold":
+            out[col] = [format_threshold(v) if pd.notna(v) else "" for v in values]
+            continue
+        if not pd.api.types.is_float_dtype(values):
+            continue
+        a = values.to_numpy(dtype=np.float64)
+        finite = np.isfinite(a)
+        scale = np.abs(a[finite]).max() if finite.any() else 0.0
+        a = np.where(np.abs(a) < scale * 1e-12, 0.0, a)
+        out[col] = ["" if np.isnan(v) else _sig(v, precision) for v in a]
+    return out
+
+
+def _sig(v, precision):
+    s = f"{v:.{precision}g}"
+    return "0" if s in ("-0", "0") else s
 
 
 def table_text(df, indent="    ", fixed=True):
@@ -58,7 +90,7 @@ def _limits_text(params):
 
 
 def tree_lines(tree, leaves):
-    """The tree as indented text: each split's rule and improvement, each leaf's rows."""
+    """The tree as indented text: each split's rule and gain, each leaf's rows."""
     rows_of = {int(r["leaf"]): r["rows"] for _, r in leaves.iterrows()}
     output_of = {int(r["leaf"]): r["leaf_output"] for _, r in leaves.iterrows()}
     lines = []
@@ -72,8 +104,7 @@ def tree_lines(tree, leaves):
             )
             return
         lines.append(
-            f"{prefix}{label}node {i}: {split_rule(tree, i)} ?  n={n}, "
-            f"improvement {fmt(tree.loss_chg[i])}"
+            f"{prefix}{label}node {i}: {split_rule(tree, i)} ?  n={n}, gain {fmt(tree.gain[i])}"
         )
         visit(int(tree.left[i]), prefix + "    ", "yes: ")
         visit(int(tree.right[i]), prefix + "    ", "no:  ")
@@ -90,7 +121,8 @@ def walkthrough_text(w):
     lines = [
         f"GBDT {kind}, step by step (seed 004)",
         f"{len(w.data)} instances, target {w.target!r}, {len(w.rounds)} trees, "
-        f"learning rate nu = {fmt(params.learning_rate)}, " + _limits_text(params),
+        f"learning rate η = {fmt(params.learning_rate)} (seed 004 calls it ν), "
+        + _limits_text(params),
         "",
         "The data:",
         table_text(w.data, fixed=False),
@@ -189,7 +221,8 @@ def _epoch_text(w, e):
         "",
         f"  (B) a regression tree f{k}(x) fitted to ep_{k}_residual by squared error",
         wrap(
-            "'improvement': how much a split lowers the sum of squared residuals.",
+            "gain: half the drop in the sum of squared residuals a split makes (the number "
+            "the tree diagrams show; XGBoost's loss_chg is the whole drop).",
             indent="      ",
         ),
     ]
@@ -215,7 +248,7 @@ def _epoch_text(w, e):
         out.append(f"      leaf {int(row['leaf'])} (rows {row['rows']}): {row['formula']}")
     out += [
         "",
-        f"  (D) F{k}(x) = {prev}(x) + nu * f{k}(x), nu = {nu}"
+        f"  (D) F{k}(x) = {prev}(x) + η * f{k}(x), η = {nu}"
         + (f";  p = sigmoid(F{k})" if clf else ""),
         table_text(e.update, indent="      "),
     ]
