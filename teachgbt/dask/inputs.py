@@ -57,6 +57,9 @@ def _blocks(obj, what, row_chunks=None):
                 raise ValueError(f"X must be 2-dimensional (rows × features); got {obj.ndim}-D")
             obj = obj.rechunk({1: -1})
         elif row_chunks is not None and not any(np.isnan(row_chunks)):
+            n_rows = int(sum(row_chunks))
+            if not np.isnan(obj.shape[0]) and obj.shape[0] != n_rows:
+                raise ValueError(f"X has {n_rows} rows but {what} has {obj.shape[0]}")
             if not any(np.isnan(obj.chunks[0])) and obj.chunks[0] != tuple(row_chunks):
                 obj = obj.rechunk((tuple(row_chunks),))
         return list(obj.to_delayed().ravel())
