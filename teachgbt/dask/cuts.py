@@ -51,6 +51,13 @@ class Summary:
     has_missing: np.ndarray  # (d,) bool
 
 
+def _distinct_sorted(a):
+    """The distinct values of a sorted array (faster than np.unique, which sorts or hashes)."""
+    first = np.ones(len(a), dtype=bool)
+    first[1:] = a[1:] != a[:-1]
+    return a[first]
+
+
 def _prune(values, weights, size):
     """At most ``size`` entries of a sorted summary, at evenly spaced ranks; each keeps the
     rows of the entries it replaces."""
@@ -59,7 +66,7 @@ def _prune(values, weights, size):
     start = np.concatenate([[0], np.cumsum(weights)[:-1]])  # rank of each entry's first row
     total = int(weights.sum())
     targets = (np.arange(size, dtype=np.int64) * total) // size
-    keep = np.unique(np.searchsorted(start, targets, side="right") - 1)
+    keep = _distinct_sorted(np.searchsorted(start, targets, side="right") - 1)
     ends = np.append(start[keep[1:]], total)
     return values[keep], ends - start[keep]
 
@@ -74,7 +81,7 @@ def summarize(X32, max_bin, size=SUMMARY_SIZE):
     has_missing = np.isnan(X32).any(axis=0) if n else np.zeros(d, dtype=bool)
     for f in range(d):
         v = np.sort(X32[:, f][~np.isnan(X32[:, f])])
-        u = np.unique(v)
+        u = _distinct_sorted(v)
         distinct.append(u if len(u) <= max_bin else None)
         sv, sw = _prune(v, np.ones(len(v), dtype=np.int64), size)
         values.append(sv)
@@ -133,7 +140,7 @@ def cut_points(summary, max_bin):
             m = int(w.sum())
             ranks = (np.arange(1, max_bin, dtype=np.int64) * m) // max_bin
             start = np.concatenate([[0], np.cumsum(w)[:-1]])
-            inner = np.unique(v[np.searchsorted(start, ranks, side="right") - 1])
+            inner = _distinct_sorted(v[np.searchsorted(start, ranks, side="right") - 1])
             inner = inner[inner > lo]
         cuts.append(np.append(inner.astype(F32), _above(hi)))
         min_val[f] = _below(lo)

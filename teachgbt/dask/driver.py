@@ -47,11 +47,11 @@ class Driver:
         """The next step of every shard's chain (nothing is waited for)."""
         self.shards = [self.submit(fn, s, *args) for s in self.shards]
 
-    def reduce(self, futures=None, combine=S.sum_replies):
+    def reduce(self, futures=None, combine=S.sum_replies, on_driver=REDUCE_FAN_IN):
         """The sum over shards of their last replies: summed on the workers (a tree of
-        ``REDUCE_FAN_IN`` replies a task) until few are left, the last few on the driver."""
+        ``REDUCE_FAN_IN`` replies a task) until ``on_driver`` are left, those on the driver."""
         level = futures if futures is not None else [self.submit(S.reply, s) for s in self.shards]
-        while len(level) > REDUCE_FAN_IN:
+        while len(level) > on_driver:
             level = [
                 self.submit(combine, *level[i : i + REDUCE_FAN_IN])
                 for i in range(0, len(level), REDUCE_FAN_IN)

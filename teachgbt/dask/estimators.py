@@ -204,7 +204,9 @@ class _DaskBoosting:
         )
         surveys = [driver.submit(S.survey, part, self.max_bin, is_clf) for part in loaded]
         sizes = driver.gather([driver.submit(S.n_rows, s) for s in surveys], "the survey")
-        total = driver.reduce(surveys, combine=functools.partial(S.combine_surveys, self.max_bin))
+        # summaries are large: merged on the workers, only the last one reaches the driver
+        combine = functools.partial(S.combine_surveys, self.max_bin)
+        total = driver.reduce(surveys, combine=combine, on_driver=1)
         by_worker = {}
         holders = driver.client.who_has(loaded)
         for part, size in zip(loaded, sizes):
