@@ -393,6 +393,8 @@ plt.close("all")
 # `pip install "teachgbt[dask]"`; without it the cells say so and do nothing.)
 
 # %%
+import __main__
+
 try:
     import dask
     import dask.array as da
@@ -402,7 +404,12 @@ try:
 except ImportError:
     dask = None
     print('dask.distributed is not installed: pip install "teachgbt[dask]" to run this section')
-else:
+if dask is not None and hasattr(__main__, "__file__"):
+    # worker processes start by re-running the main script: in a script, a cluster is
+    # started under `if __name__ == "__main__":`, which a lesson's top level is not
+    dask = None
+    print("run as a script: this section runs in the notebook (Jupyter) only")
+if dask is not None:
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                            dashboard_address=None)  # fmt: skip
     client = cluster.get_client()
