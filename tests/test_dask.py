@@ -110,7 +110,7 @@ def test_regressor_with_weights_from_a_dask_dataframe(client):
     _assert_same_trees(ours.trees_, local.trees_)
     assert list(ours.feature_names_in_) == [f"x{j}" for j in range(5)]
     np.testing.assert_allclose(ours.base_score_, local.base_score_, rtol=1e-12)
-    pred = ours.predict(ddf[frame.columns[:5].tolist()])
+    pred = ours.predict(ddf[frame.columns[:5].tolist()[::-1]])  # columns found by name
     assert isinstance(pred, da.Array)
     np.testing.assert_allclose(pred.compute(), local.predict(frame.iloc[:, :5]), atol=1e-5)
 
@@ -213,6 +213,26 @@ def test_same_predictions_as_xgboost_dask(client):
     theirs.fit(_dask(X), _dask(y))
     p_theirs = theirs.predict_proba(_dask(X)).compute()
     np.testing.assert_allclose(ours.predict_proba(_dask(X)).compute(), p_theirs, atol=1e-5)
+
+
+def test_early_stopping_on_an_eval_set(client):
+    X, y = _data(seed=10)
+    Xe, ye = _data(n=400, seed=11)
+    params = dict(n_estimators=30, max_depth=4, learning_rate=0.8, early_stopping_rounds=2)
+    ours = DaskBoostingClassifier(**params, timeout=TIMEOUT)
+    ours.fit(_dask(X), _dask(y), eval_set=[(_dask(Xe), _dask(ye))])
+    local = tg.BoostingClassifier(tree_method="hist", **params).fit(X, y, eval_set=[(Xe, ye)])
+    assert ours.best_iteration_ == local.best_iteration_ < 29
+    assert len(ours.trees_) == len(local.trees_)
+
+
+def test_a_wait_longer_than_the_timeout_fails_instead_of_hanging(client):
+    from teachgbt.dask.driver import Driver
+
+    slow = client.submit(time.sleep, 3, pure=False)
+    with pytest.raises(TimeoutError, match="did not finish within timeout=0.5 s"):
+        Driver(client, 0.5).result(slow, "a slow step")
+    slow.result()
 
 
 def test_bad_input_is_named(client):

@@ -265,7 +265,9 @@ class _DaskBoosting:
         self._set_fitted(shell, classes, cuts, total.summary.n_rows)
         self.trees_, self.evals_result_, self.best_iteration_ = [], {}, None
         stopper = (
-            EarlyStopping(self, self.early_stopping_rounds) if self.early_stopping_rounds else None
+            EarlyStopping(_LastScores(self), self.early_stopping_rounds)
+            if self.early_stopping_rounds
+            else None
         )
         if self.early_stopping_rounds and not evals:
             raise ValueError("early_stopping_rounds needs an eval_set to watch")
@@ -337,11 +339,6 @@ class _DaskBoosting:
                 score = float(np.dot(rows, metric) / rows.sum())
             self.evals_result_.setdefault(f"validation_{j}", {}).setdefault(name, []).append(score)
 
-    def last_scores(self):
-        """The scores of the last eval set so far (what early stopping watches)."""
-        results = self.evals_result_[f"validation_{len(self.evals_result_) - 1}"]
-        return results[self.loss_.metric_name]
-
     # ------------------------------------------------------------ the fitted model
     def _check_fitted(self):
         if "trees_" not in self.__dict__:
@@ -385,6 +382,12 @@ class _DaskBoosting:
         import dask.dataframe as dd
 
         if isinstance(X, dd.DataFrame):
+            names = getattr(self, "feature_names_in_", None)
+            if names is not None:
+                missing = [c for c in names if c not in set(map(str, X.columns))]
+                if missing:
+                    raise ValueError(f"X lacks the features the model was fitted with: {missing}")
+                X = X.rename(columns=str)[list(names)]  # the fitted order, whatever X's
             X = X.to_dask_array()
         if X.ndim != 2:
             raise ValueError(f"X must be 2-dimensional (rows × features); got {X.ndim}-D")
@@ -402,6 +405,17 @@ class _DaskBoosting:
     @property
     def feature_importances_(self):
         return self._local_model().feature_importances_
+
+
+class _LastScores:
+    """What ``EarlyStopping`` watches: the last eval set's scores so far."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def last_scores(self):
+        results = self.model.evals_result_
+        return results[f"validation_{len(results) - 1}"][self.model.loss_.metric_name]
 
 
 def _call(block, model, method):
