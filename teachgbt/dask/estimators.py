@@ -175,6 +175,11 @@ class _DaskBoosting:
         self._check_params()
         if y is None:
             raise ValueError(f"{type(self).__name__}.fit needs y")
+        if self.early_stopping_rounds and not eval_set:
+            raise ValueError(
+                "early_stopping_rounds needs an eval_set to watch; pass "
+                "fit(..., eval_set=[(X_val, y_val)])"
+            )
         client = self._get_client()
         n_workers = max(1, len(client.scheduler_info().get("workers", {})))
         parts = partitions(X, y, sample_weight, n_workers)
@@ -229,7 +234,6 @@ class _DaskBoosting:
         return total.sum_wy / total.sum_w
 
     def _fit(self, driver, parts, eval_set, n_workers):
-
         total, by_worker = self._survey(driver, parts)
         classes = None
         if total.label_weights is not None:
@@ -237,10 +241,10 @@ class _DaskBoosting:
             if len(classes) < 2:
                 raise ValueError(f"y has one class ({classes.tolist()}); a classifier needs two")
         d, names = parts.n_features, parts.feature_names
-        n_classes = {} if classes is None else {"classes": classes}
-        loss = self._shell(d, **n_classes).loss_
+        labels = {} if classes is None else {"classes": classes}
+        loss = self._shell(d, **labels).loss_
         shell = self._shell(
-            d, base_score=self._base_score(total, loss, classes), feature_names=names, **n_classes
+            d, base_score=self._base_score(total, loss, classes), feature_names=names, **labels
         )
         algorithm = XGBoostAlgorithm(shell.loss_, shell.params_)
         cuts = C.cut_points(total.summary, self.max_bin) + (self.max_bin,)
@@ -269,8 +273,6 @@ class _DaskBoosting:
             if self.early_stopping_rounds
             else None
         )
-        if self.early_stopping_rounds and not evals:
-            raise ValueError("early_stopping_rounds needs an eval_set to watch")
         self._parts = parts  # the training data's partitions (Delayed), for the trace
         self._features = []  # per tree: the features it could split on (None: all)
         K = algorithm.n_outputs
