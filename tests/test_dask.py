@@ -190,10 +190,14 @@ def test_a_worker_killed_mid_fit_is_survived(cluster):
     killed = []
 
     def kill_a_worker(model, t):
-        if t == 2:
-            address, pid = sorted(pids.items())[0]
-            os.kill(pid, signal.SIGKILL)
-            killed.append(address)
+        if t == 2:  # the worker holding a shard: its latest step is an end_tree task
+            holding = [
+                address
+                for address, keys in client.has_what().items()
+                if any(str(key).startswith("end_tree-") for key in keys)
+            ]
+            os.kill(pids[holding[0]], signal.SIGKILL)
+            killed.append(holding[0])
 
     start = time.monotonic()
     ours = DaskBoostingClassifier(**params, callbacks=[kill_a_worker], timeout=TIMEOUT)

@@ -56,18 +56,21 @@ class Driver:
                 self.submit(combine, *level[i : i + REDUCE_FAN_IN])
                 for i in range(0, len(level), REDUCE_FAN_IN)
             ]
-        return combine(*[self.result(f) for f in level])
-
-    def gather(self, futures, what="a step of the fit"):
-        return [self.result(f, what) for f in futures]
+        return combine(*self.gather(level))
 
     def result(self, future, what="a step of the fit"):
-        """A future's value, within the timeout, or an error that says what was lost."""
-        from dask.distributed import TimeoutError as DaskTimeout
+        """A future's value (see ``gather``)."""
+        return self.gather([future], what)[0]
+
+    def gather(self, futures, what="a step of the fit"):
+        """The futures' values within the timeout, or an error that says what was lost."""
+        from distributed import wait
         from distributed.scheduler import KilledWorker
 
         try:
-            return future.result(timeout=self.timeout)
+            wait(futures, timeout=self.timeout)
+            # each fetch keeps a timeout: a worker lost after the wait may take a result along
+            return [f.result(timeout=self.timeout) for f in futures]
         except KilledWorker as err:
             task, worker = (list(err.args) + [None, None])[:2]
             raise RuntimeError(
@@ -75,7 +78,7 @@ class Driver:
                 "was lost, as often as Dask allows (distributed.scheduler.allowed-failures); "
                 "the fit cannot go on without it"
             ) from err
-        except (TimeoutError, DaskTimeout) as err:
+        except TimeoutError as err:
             workers = sorted(self.client.scheduler_info().get("workers", {}))
             raise TimeoutError(
                 f"{what} did not finish within timeout={self.timeout} s (workers now: "
