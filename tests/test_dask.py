@@ -127,6 +127,23 @@ def test_multiclass_grows_one_local_tree_per_class(client):
     np.testing.assert_allclose(proba.compute(), local.predict_proba(X), atol=MARGIN_ATOL)
 
 
+@pytest.mark.parametrize(
+    "growth",
+    [dict(max_leaves=5, max_depth=0), dict(gamma=2.0, pruning="post"), dict(colsample_bytree=0.5)],
+    ids=["best-first", "post-pruning", "colsample"],
+)
+def test_growth_options_text_labels_and_an_empty_partition(client, growth):
+    X, y = _data(n=1000, seed=12)
+    labels = np.where(y == 1, "yes", "no")
+    chunks = (0, 500, 500)  # a partition without rows
+    dX, dy = da.from_array(X, chunks=(chunks, 5)), da.from_array(labels, chunks=(chunks,))
+    params = dict(n_estimators=2, random_state=1, **growth)
+    ours = DaskBoostingClassifier(**params, timeout=TIMEOUT).fit(dX, dy)
+    local = tg.BoostingClassifier(tree_method="hist", **params).fit(X, labels)
+    _assert_same_trees(ours.trees_, local.trees_)
+    np.testing.assert_array_equal(ours.predict(dX).compute(), local.predict(X))
+
+
 def test_many_distinct_values_use_quantile_cuts_of_the_whole_data(client):
     """More distinct values than max_bin: the cuts are read off the merged summary; with
     every partition summarised exactly (few rows) they are the local trainer's quantiles."""

@@ -395,8 +395,9 @@ class _DaskBoosting:
             raise ValueError(f"X must be 2-dimensional (rows × features); got {X.ndim}-D")
         X = X.rechunk({1: -1})
         if n_out is None:
-            return X.map_blocks(_call, local, method, drop_axis=1, dtype=dtype)
-        return X.map_blocks(_call, local, method, chunks=(X.chunks[0], (n_out,)), dtype=dtype)
+            return X.map_blocks(_call, local, method, n_out, dtype, drop_axis=1, dtype=dtype)
+        chunks = (X.chunks[0], (n_out,))
+        return X.map_blocks(_call, local, method, n_out, dtype, chunks=chunks, dtype=dtype)
 
     def decision_function(self, X):
         """Margins: (n,), or (n, K) with K ≥ 3 classes. A dask array for dask input."""
@@ -420,7 +421,9 @@ class _LastScores:
         return results[f"validation_{len(results) - 1}"][self.model.loss_.metric_name]
 
 
-def _call(block, model, method):
+def _call(block, model, method, n_out, dtype):
+    if len(block) == 0:  # the local model refuses empty data; an empty partition has no rows
+        return np.empty((0,) if n_out is None else (0, n_out), dtype=dtype)
     return getattr(model, method)(block)
 
 
