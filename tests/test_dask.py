@@ -129,8 +129,11 @@ def test_multiclass_grows_one_local_tree_per_class(client):
 
 @pytest.mark.parametrize(
     "growth",
-    [dict(max_leaves=5, max_depth=0, colsample_bytree=0.5), dict(gamma=2.0, pruning="post")],
-    ids=["best-first-colsample", "post-pruning"],
+    [
+        dict(max_leaves=5, max_depth=0, colsample_bytree=0.5),
+        dict(gamma=2.0, pruning="post", subsample=0.7),
+    ],
+    ids=["best-first-colsample", "post-pruning-subsample"],
 )
 def test_growth_options_text_labels_and_an_empty_partition(client, growth):
     X, y = _data(n=1000, seed=12)
@@ -142,6 +145,7 @@ def test_growth_options_text_labels_and_an_empty_partition(client, growth):
     local = tg.BoostingClassifier(tree_method="hist", **params).fit(X, labels)
     _assert_same_trees(ours.trees_, local.trees_)
     np.testing.assert_array_equal(ours.predict(dX).compute(), local.predict(X))
+    pd.testing.assert_frame_equal(ours.trace_.splits(2, 0), local.trace_.splits(2, 0), rtol=1e-9)
 
 
 def test_many_distinct_values_use_quantile_cuts_of_the_whole_data(client):
@@ -264,7 +268,7 @@ def test_bad_input_is_named(client):
     with pytest.raises(ValueError, match="X has 2 partitions but y has 3"):
         DaskBoostingClassifier(n_estimators=1).fit(frame, dd.from_pandas(pd.Series(y), 3))
     with pytest.raises(ValueError, match="subsample"):
-        DaskBoostingClassifier(subsample=0.5).fit(_dask(X), _dask(y))
+        DaskBoostingClassifier(subsample=1.5).fit(_dask(X), _dask(y))
     with pytest.raises(ValueError, match="learning_rate"):
         DaskBoostingClassifier(learning_rate=-1).fit(_dask(X), _dask(y))
     with pytest.raises(ValueError, match="not fitted"):

@@ -101,17 +101,19 @@ class ClusterNode:
 class ClusterSplitter:
     """Split finder over the rows of every shard, for ``grow_tree`` (class k's tree)."""
 
-    def __init__(self, driver, meta, algorithm, k, features=None):
+    def __init__(self, driver, meta, algorithm, k, features=None, draw=None):
         self.driver, self.algorithm, self.k = driver, algorithm, k
-        self.features = features
+        self.features, self.draw = features, draw  # draw: the subsample (see shard.sample)
         # the single-machine scan, over histograms summed across the shards
         self.scanner = HistSplitter(meta, None, None, algorithm.scan_params(), features=features)
         self._pending = []  # (parent, Candidate, left, right) not yet sent to the workers
         self._next_key = 1
 
     def root(self):
-        self.driver.step(S.begin_tree, self.algorithm, self.k, self.features)
+        self.driver.step(S.begin_tree, self.algorithm, self.k, self.features, self.draw)
         hist, n_missing, n, sums = self.driver.reduce()[0]
+        if n == 0:
+            raise ValueError("subsample kept no row for this tree; use a larger subsample")
         return ClusterNode(0, sums, n, hist, n_missing)
 
     def node_sums(self, nd):
@@ -161,7 +163,8 @@ class ClusterSplitter:
         their rows' step; its node counts ``n`` come from their rows in each leaf."""
         _, splits = self._splits()
         values = {int(key): float(tree.value[leaf]) for key, leaf in zip(keys, leaves)}
-        self.driver.step(S.end_tree, self.algorithm, self.k, splits, values)
+        routed = tree if self.draw is not None else None  # rows left out are routed
+        self.driver.step(S.end_tree, self.algorithm, self.k, splits, values, routed)
         counts = self.driver.reduce()
         n = np.zeros(tree.n_nodes, dtype=np.int64)
         for key, leaf in zip(keys, leaves):

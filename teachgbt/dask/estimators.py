@@ -55,6 +55,7 @@ _LOCAL_PARAMS = (
     "pruning",
     "objective",
     "max_bin",
+    "subsample",
     "colsample_bytree",
     "random_state",
 )
@@ -110,7 +111,6 @@ class _DaskBoosting:
     def get_params(self, deep=True):
         names = _LOCAL_PARAMS + (
             "base_score",
-            "subsample",
             "early_stopping_rounds",
             "callbacks",
             "client",
@@ -142,11 +142,6 @@ class _DaskBoosting:
         )
 
     def _check_params(self):
-        if self.subsample != 1.0:
-            raise ValueError(
-                f"subsample={self.subsample!r}: row sampling is not supported on a cluster yet; "
-                "use subsample=1.0 (colsample_bytree works)"
-            )
         if not (isinstance(self.timeout, (int, float)) and self.timeout > 0):
             raise ValueError(f"timeout must be a number of seconds > 0; got {self.timeout!r}")
         self._shell(1)  # every other parameter, checked as the local estimator checks it
@@ -214,10 +209,12 @@ class _DaskBoosting:
         total = driver.reduce(surveys, combine=combine, on_driver=1)
         by_worker = {}
         holders = driver.client.who_has(loaded)
-        for part, size in zip(loaded, sizes):
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int).tolist()
+        for part, size, offset in zip(loaded, sizes, offsets):
             if size > 0:  # an empty partition has nothing to add
                 where = sorted(holders.get(part.key, ())) or [None]
-                by_worker.setdefault(where[0], []).append(part)
+                by_worker.setdefault(where[0], []).append((part, offset))
+        self._offsets = offsets  # each partition's first row in the whole data (subsample)
         return total, by_worker
 
     def _base_score(self, total, loss, classes):
@@ -253,7 +250,8 @@ class _DaskBoosting:
         driver.shards = [
             driver.client.submit(
                 S.make_shard,
-                held,
+                [part for part, _ in held],
+                [offset for _, offset in held],
                 cuts,
                 classes,
                 algorithm,
@@ -277,15 +275,17 @@ class _DaskBoosting:
         self._features = []  # per tree: the features it could split on (None: all)
         K = algorithm.n_outputs
         sampler = RoundSampler(1.0, self.colsample_bytree, self.random_state)
+        self._row_draws = []  # per tree: where its subsample's draws start (None: every row)
         for t in range(1, self.n_estimators + 1):
-            samples = [sampler.draw(total.summary.n_rows, d)[1] for _ in range(K)]
-            for k, features in enumerate(samples):
-                splitter = ClusterSplitter(driver, meta, algorithm, k, features)
+            samples = [self._draw(sampler, total.summary.n_rows, d) for _ in range(K)]
+            for k, (draw, features) in enumerate(samples):
+                splitter = ClusterSplitter(driver, meta, algorithm, k, features, draw)
                 tree, keys, leaves = grow_tree(splitter, algorithm.params, d, names)
                 splitter.finish(tree, keys, leaves)
                 tree.round, tree.class_ = t, (k if K > 1 else None)
                 self.trees_.append(tree)
                 self._features.append(features)
+                self._row_draws.append(draw)
             self._score_evals(driver, evals, algorithm, t)
             stop = stopper is not None and stopper(t, None)
             if stopper is not None:
@@ -294,6 +294,17 @@ class _DaskBoosting:
             if stop or any(s is True for s in stops):
                 break
         self._trace = DaskTrace(self, algorithm, meta)
+
+    def _draw(self, sampler, n, d):
+        """One tree's sample, as the local ``RoundSampler`` draws it: a uniform number per row
+        of the whole data (row i is kept when its number is below ``subsample``), then the
+        features. The rows' numbers are drawn on the workers: each shard gets the generator's
+        state and skips to its partitions' rows; the driver skips all n."""
+        draw = None
+        if self.subsample < 1.0:
+            draw = (sampler.rng.bit_generator.state, float(self.subsample))
+            sampler.rng.bit_generator.advance(n)  # Generator.random: one 64-bit draw a row
+        return draw, sampler.draw(n, d)[1]
 
     def _set_fitted(self, shell, classes, cuts, n_rows):
         self.n_features_in_ = shell.n_features_in_

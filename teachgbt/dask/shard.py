@@ -124,12 +124,14 @@ class Shard:
         self.data, self.y, self.weight, self.margin = data, y, weight, margin
         self.stats = self.step = self.splitter = None
         self.nodes = {}  # node key -> HistNode of this shard's rows, the tree's frontier
+        self.segments = []  # per partition held: (its first row in the whole data, rows)
         self.reply = None
 
 
-def make_shard(parts, cuts, classes, algorithm, base_margin):
+def make_shard(parts, offsets, cuts, classes, algorithm, base_margin):
     """The partitions held by one worker as one shard: ``parts`` is a list of (X, y, weight),
-    binned with the whole data's cuts, labels as class indices (classifier)."""
+    binned with the whole data's cuts, labels as class indices (classifier); ``offsets``:
+    each one's first row in the whole data."""
     arrays = [as_arrays(*part) for part in parts]
     X32 = np.concatenate([a[0] for a in arrays]) if len(arrays) > 1 else arrays[0][0]
     y = np.concatenate([a[1] for a in arrays])
@@ -138,10 +140,45 @@ def make_shard(parts, cuts, classes, algorithm, base_margin):
         y = np.searchsorted(classes, y)
     data = HistData.from_cuts(X32, *cuts)
     margin = algorithm.initial_margin(base_margin, len(X32))
-    return Shard(data, y.astype(np.float64), weight, margin)
+    shard = Shard(data, y.astype(np.float64), weight, margin)
+    shard.segments = [(offset, len(a[0])) for offset, a in zip(offsets, arrays)]
+    return shard
 
 
-def begin_tree(shard, algorithm, k, features):
+def sample(segments, draw):
+    """The rows of a subsample (``draw``: the generator's state before the tree's draws and
+    ``subsample``) among ``segments`` (first row in the whole data, rows): row i is kept
+    when the i-th uniform number of the stream is below subsample, as ``RoundSampler``."""
+    state, subsample = draw
+    keep = []
+    for offset, n in segments:
+        bits = np.random.PCG64()
+        bits.state = state
+        bits.advance(offset)
+        keep.append(np.random.Generator(bits).random(n) < subsample)
+    return np.flatnonzero(np.concatenate(keep)) if keep else np.array([], dtype=np.intp)
+
+
+def route(tree, data):
+    """Each row's leaf, routed by its bin codes (``x < threshold`` is ``cut[code] <=
+    threshold`` for a threshold that is a cut point, the partition's rule)."""
+    node = np.zeros(data.n_rows, dtype=np.int32)
+    threshold = tree.threshold.astype(np.float32)
+    for _ in range(tree.max_depth):
+        at = np.flatnonzero(tree.feature[node] >= 0)
+        if not len(at):
+            break
+        nd = node[at]
+        f = tree.feature[nd]
+        code = data.bins[f, at]
+        cut = data.cuts[f, np.minimum(code, data.missing_code - 1)]
+        missing = code == data.missing_code
+        left = np.where(missing, tree.default_left[nd], cut <= threshold[nd])
+        node[at] = np.where(left, tree.left[nd], tree.right[nd])
+    return node
+
+
+def begin_tree(shard, algorithm, k, features, draw=None):
     """Class k's tree starts: the root's histogram of this shard's rows. The round's first
     tree computes g, h of every row at the margins before the round (seed 000)."""
     if k == 0:
@@ -153,6 +190,7 @@ def begin_tree(shard, algorithm, k, features):
         stats["g"],
         stats["h"],
         algorithm.scan_params(),
+        rows=None if draw is None else sample(shard.segments, draw),
         features=features,
         h_cover=stats.get("h_cover"),
     )
@@ -181,7 +219,7 @@ def grow(shard, splits):
     return shard
 
 
-def end_tree(shard, algorithm, k, splits, values):
+def end_tree(shard, algorithm, k, splits, values, tree=None):
     """Apply the last splits; every row's leaf value goes into the round's step (class k's
     column); the reply: the rows in each leaf. ``values``: node key -> leaf value. After
     the round's last tree, ŷ^(t) = ŷ^(t−1) + η·f_t(x), as the single-machine loop adds it."""
@@ -191,6 +229,8 @@ def end_tree(shard, algorithm, k, splits, values):
     for key, nd in shard.nodes.items():
         column[nd.rows] = values[key]
         counts[key] = nd.n
+    if tree is not None:  # a subsample: every row, in the sample or not, gets its leaf's value
+        column[:] = tree.value[route(tree, shard.data)]
     shard.reply = counts
     shard.splitter, shard.nodes = None, {}
     if k == algorithm.n_outputs - 1:

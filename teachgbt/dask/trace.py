@@ -41,15 +41,21 @@ def _replay(X, y, weight, fit):
     return X32, y, weight, margin_before
 
 
-def _node_histogram(X, y, weight, fit, t, k, node, features):
-    """The histogram of the rows of ``node`` of round t's tree k, over one partition."""
+def _node_histogram(X, y, weight, fit, t, k, node, features, draw, offset):
+    """The histogram of the rows of ``node`` of round t's tree k, over one partition
+    (whose first row is row ``offset`` of the whole data; ``draw``: the tree's subsample)."""
     X32, y, weight, margin_before = _replay(X, y, weight, fit)
     algorithm = fit["algorithm"]
     stats = algorithm.class_stats(algorithm.round_stats(y, margin_before(t), weight), k)
     tree = fit["trees"][(t - 1) * fit["K"] + k]
     data = HistData.from_cuts(X32, *fit["cuts"])
     splitter = HistSplitter(data, stats["g"], stats["h"], algorithm.scan_params(), None, features)
-    nd = splitter.root(keep=tree.node_mask(X32, node))
+    keep = tree.node_mask(X32, node)
+    if draw is not None:  # only the tree's sample was grown on
+        in_sample = np.zeros(len(X32), dtype=bool)
+        in_sample[S.sample([(offset, len(X32))], draw)] = True
+        keep &= in_sample
+    nd = splitter.root(keep=keep)
     return {0: (nd.hist, nd.n_missing, nd.n, nd.sums)}
 
 
@@ -130,15 +136,16 @@ class DaskTrace:
             raise ValueError(f"tree {t} has nodes 0 to {tree.n_nodes - 1}; got node={node!r}")
         model, parts = self._model, self._model._parts
         features = model._features[(t - 1) * self._K + k]
+        draw = model._row_draws[(t - 1) * self._K + k]
         driver = Driver(model._get_client(), model.timeout)
         fit = delayed(self._fit(), pure=True)
         weights = parts.weight or [None] * len(parts)
         futures = [
             driver.client.compute(
-                delayed(_node_histogram)(x, y, w, fit, t, k, int(node), features),
+                delayed(_node_histogram)(x, y, w, fit, t, k, int(node), features, draw, offset),
                 optimize_graph=False,
             )
-            for x, y, w in zip(parts.X, parts.y, weights)
+            for x, y, w, offset in zip(parts.X, parts.y, weights, model._offsets)
         ]
         hist, n_missing, n, sums = driver.reduce(futures)[0]
         scanner = HistSplitter(self._meta, None, None, self._algo.scan_params(), None, features)
