@@ -15,6 +15,8 @@ builds a level's histograms in one sweep): one round trip per level.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..engine.hist import HistSplitter
@@ -39,13 +41,17 @@ class Driver:
         self.client = client
         self.timeout = timeout
         self.shards = []  # one future per partition, the latest step of its chain
+        self.unsettled = []  # (reply futures, what to do with their sum) not yet waited for
 
     def submit(self, fn, *args):
         return self.client.submit(fn, *args, pure=False)
 
-    def step(self, fn, *args):
-        """The next step of every shard's chain (nothing is waited for)."""
-        self.shards = [self.submit(fn, s, *args) for s in self.shards]
+    def step(self, fn, *args, after=None):
+        """The next step of every shard's chain (nothing is waited for). ``after``: a future
+        per shard the step must wait for (a reply still to be read: steps change the shard
+        in place)."""
+        after = after or [None] * len(self.shards)
+        self.shards = [self.submit(fn, s, *args, a) for s, a in zip(self.shards, after)]
 
     def reduce(self, futures=None, combine=S.sum_replies, on_driver=REDUCE_FAN_IN):
         """The sum over shards of their last replies: summed on the workers (a tree of
@@ -86,8 +92,14 @@ class Driver:
                 "cluster too busy for this timeout"
             ) from err
 
+    def settle(self):
+        """Wait for the counts of the trees finished so far and put them in the trees."""
+        while self.unsettled:
+            replies, put = self.unsettled.pop(0)
+            put(S.sum_replies(*self.gather(replies, "a tree's last step")))
+
     def release(self):
-        self.shards = []
+        self.shards, self.unsettled = [], []
 
 
 class ClusterNode:
@@ -110,8 +122,12 @@ class ClusterSplitter:
         self._next_key = 1
 
     def root(self):
-        self.driver.step(S.begin_tree, self.algorithm, self.k, self.features, self.draw)
+        after = self.driver.unsettled[-1][0] if self.driver.unsettled else None
+        self.driver.step(
+            S.begin_tree, self.algorithm, self.k, self.features, self.draw, after=after
+        )
         hist, n_missing, n, sums = self.driver.reduce()[0]
+        self.driver.settle()  # the previous tree's counts came back meanwhile
         if n == 0:
             raise ValueError("subsample kept no row for this tree; use a larger subsample")
         return ClusterNode(0, sums, n, hist, n_missing)
@@ -165,11 +181,19 @@ class ClusterSplitter:
         values = {int(key): float(tree.value[leaf]) for key, leaf in zip(keys, leaves)}
         routed = tree if self.draw is not None else None  # rows left out are routed
         self.driver.step(S.end_tree, self.algorithm, self.k, splits, values, routed)
-        counts = self.driver.reduce()
-        n = np.zeros(tree.n_nodes, dtype=np.int64)
-        for key, leaf in zip(keys, leaves):
-            n[leaf] += counts[int(key)]
-        for i in range(tree.n_nodes - 1, -1, -1):  # children come after their parent
-            if tree.feature[i] >= 0:
-                n[i] = n[tree.left[i]] + n[tree.right[i]]
-        tree.n = n
+        # the counts are fetched with the next tree's root (one round trip less a tree), or
+        # by ``Driver.settle`` before anyone looks at the tree
+        replies = [self.driver.submit(S.reply, s) for s in self.driver.shards]
+        put = functools.partial(_set_counts, tree, keys, leaves)
+        self.driver.unsettled.append((replies, put))
+
+
+def _set_counts(tree, keys, leaves, counts):
+    """A grown tree's ``n``: its leaves' rows as the workers counted them, summed upwards."""
+    n = np.zeros(tree.n_nodes, dtype=np.int64)
+    for key, leaf in zip(keys, leaves):
+        n[leaf] += counts[int(key)]
+    for i in range(tree.n_nodes - 1, -1, -1):  # children come after their parent
+        if tree.feature[i] >= 0:
+            n[i] = n[tree.left[i]] + n[tree.right[i]]
+    tree.n = n

@@ -286,6 +286,8 @@ class _DaskBoosting:
                 self.trees_.append(tree)
                 self._features.append(features)
                 self._row_draws.append(draw)
+            if evals or self.callbacks or t == self.n_estimators:
+                driver.settle()  # the round's trees are whole before anyone looks at them
             self._score_evals(driver, evals, algorithm, t)
             stop = stopper is not None and stopper(t, None)
             if stopper is not None:
@@ -293,6 +295,7 @@ class _DaskBoosting:
             stops = [cb(self, t) for cb in self.callbacks or ()]
             if stop or any(s is True for s in stops):
                 break
+        driver.settle()
         self._trace = DaskTrace(self, algorithm, meta)
 
     def _draw(self, sampler, n, d):

@@ -9,7 +9,8 @@ the histograms of its rows in the new nodes, which the driver adds up over all
 shards (seed 003: each machine histograms its own rows; the sums are reduced).
 
 Each task function takes the shard, updates it in place and returns it, so that
-the next task of the chain depends on this one. Dask keeps the chain of task
+the next task of the chain depends on this one (``after``: a reply of the step before,
+still to be read, that the step waits for). Dask keeps the chain of task
 specs, and when a worker is lost it replays the chain of each lost shard from
 its partition (every step is deterministic), which brings the shard back to the
 same state.
@@ -178,7 +179,7 @@ def route(tree, data):
     return node
 
 
-def begin_tree(shard, algorithm, k, features, draw=None):
+def begin_tree(shard, algorithm, k, features, draw=None, after=None):
     """Class k's tree starts: the root's histogram of this shard's rows. The round's first
     tree computes g, h of every row at the margins before the round (seed 000)."""
     if k == 0:
@@ -208,7 +209,7 @@ def _apply(shard, splits):
         shard.nodes[left_key], shard.nodes[right_key] = left, right
 
 
-def grow(shard, splits):
+def grow(shard, splits, after=None):
     """Apply a level's splits; the reply: each left child's histogram and both counts."""
     _apply(shard, splits)
     shard.reply = {}
@@ -219,7 +220,7 @@ def grow(shard, splits):
     return shard
 
 
-def end_tree(shard, algorithm, k, splits, values, tree=None):
+def end_tree(shard, algorithm, k, splits, values, tree=None, after=None):
     """Apply the last splits; every row's leaf value goes into the round's step (class k's
     column); the reply: the rows in each leaf. ``values``: node key -> leaf value. After
     the round's last tree, ŷ^(t) = ŷ^(t−1) + η·f_t(x), as the single-machine loop adds it."""
