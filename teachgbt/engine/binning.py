@@ -98,7 +98,30 @@ class HistData:
             )
             cut_list.append(np.append(inner.astype(F32), _above(hi)))
             min_val[f] = _below(lo)
+        self._bin(X32, cut_list, min_val)
 
+    @classmethod
+    def from_cuts(cls, X32, cuts, min_val, has_missing, exact_cuts=None, max_bin=256):
+        """Bin ``X32`` with cut points found elsewhere, e.g. over data spread across machines
+        (``teachgbt.dask``): ``cuts[f]`` is feature f's increasing cut points, the last one
+        above every value; ``min_val[f]`` lies below every value; ``has_missing[f]``: whether
+        the whole data (not only these rows) has NaN in feature f, so that every part binned
+        with the same cuts gets the same codes and dtype."""
+        X32 = np.asarray(X32, dtype=np.float32)
+        self = cls.__new__(cls)
+        self.n_rows, self.n_features = X32.shape
+        self.max_bin = int(max_bin)
+        d = self.n_features
+        if len(cuts) != d or len(min_val) != d or len(has_missing) != d:
+            raise ValueError(f"from_cuts needs cuts, min_val and has_missing for {d} features")
+        self.has_missing = np.asarray(has_missing, dtype=bool)
+        self.exact_cuts = np.zeros(d, dtype=bool) if exact_cuts is None else exact_cuts
+        self._bin(X32, [np.asarray(c, dtype=F32) for c in cuts], np.asarray(min_val, dtype=F32))
+        return self
+
+    def _bin(self, X32, cut_list, min_val):
+        """Store the cut points and every row's bin code in each feature."""
+        n, d = X32.shape
         self.n_bins = np.array([len(c) for c in cut_list], dtype=np.int64)
         K = int(self.n_bins.max())
         self.missing_code = K  # the last bin of every feature's histogram

@@ -243,6 +243,12 @@ class HistSplitter:
                 sibling.hist = parent_hist - child.hist
                 sibling.n_missing = parent_missing - child.n_missing
 
+    def histogram(self, nd):
+        """A node's (hist, n_missing), built now if it is still owed: what one machine of a
+        distributed fit (``teachgbt.dask``) adds to the other machines' for the same node."""
+        self._ensure_histogram(nd)
+        return nd.hist, nd.n_missing
+
     # ------------------------------------------------------------- partition
     def _left_table(self, cand):
         """Which bin codes of the split feature go left: the rule ``x < threshold`` in bins.
