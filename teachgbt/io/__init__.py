@@ -14,10 +14,10 @@ model → dict) lives in ``teachgbt._modelfile``, which ``model.save`` uses.
 
 from __future__ import annotations
 
-import json
 import os
 
 from .._modelfile import FORMAT, VERSION, check_header, save, to_dict
+from .._validate_model import ModelFileError, check_model_dict
 from ..estimators import BoostingClassifier, BoostingRegressor
 from ..tree import Tree
 from ._common import ImportAssumptionWarning, build, self_check
@@ -44,6 +44,7 @@ def from_dict(d):
     check_header(d)
     if d.get("estimator") not in _ESTIMATORS:
         raise ValueError(f"unknown estimator {d.get('estimator')!r} in model file")
+    check_model_dict(d)  # before anything touches the trees
     try:
         params = dict(d["params"])
         # the parameter as it was given (None: estimated from y); the fitted value is below
@@ -64,12 +65,23 @@ def from_dict(d):
 
 def load(path):
     """Read a model written by ``model.save(path)``."""
-    with open(path, encoding="utf-8") as f:
-        try:
-            d = json.load(f)
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise ValueError(f"{path} is not valid JSON: {e}") from None
-    return from_dict(d)
+    from ._sniff import read_model_file
+
+    kind, content = read_model_file(path)
+    if kind != "teachgbt":
+        raise ValueError(
+            f"{os.fspath(path)} is an {kind} model file, not a teachgbt one: read it with "
+            "tg.io.open_model (or tg.from_xgboost / tg.from_lightgbm)"
+        )
+    return _named(path, from_dict, content)
+
+
+def _named(path, read, content):
+    """``read(content)``, a broken file's error naming the file."""
+    try:
+        return read(content)
+    except ModelFileError as e:
+        raise ModelFileError(f"{os.fspath(path)}: {e}") from None
 
 
 def open_model(path, reg_lambda=None, learning_rate=None, gamma=None):
@@ -80,17 +92,17 @@ def open_model(path, reg_lambda=None, learning_rate=None, gamma=None):
 
     kind, content = read_model_file(path)
     if kind == "teachgbt":
-        return from_dict(content)
+        return _named(path, from_dict, content)
     given = dict(reg_lambda=reg_lambda, learning_rate=learning_rate, gamma=gamma)
     source = f"model file {os.fspath(path)}"
     try:
         if kind == "xgboost":
             from ._xgboost import read_xgboost
 
-            return build(read_xgboost(content, None, source, **given))
+            return build(_named(path, lambda c: read_xgboost(c, None, source, **given), content))
         from ._lightgbm import read_lightgbm
 
-        return build(read_lightgbm(content, source, **given))
+        return build(_named(path, lambda c: read_lightgbm(c, source, **given), content))
     except (KeyError, TypeError, IndexError, AttributeError) as e:
         raise ValueError(f"{os.fspath(path)}: a corrupted {kind} model ({e!r})") from None
 

@@ -59,12 +59,13 @@ class Walkthrough:
             out.update(self.comparison.tables())
         return out
 
-    def save(self, out_dir, pictures=True):
+    def save(self, out_dir, pictures=True, force=False):
         """Write every table as ``<name>.csv`` and the text as ``walkthrough.txt`` into
         ``out_dir`` (created if needed); with ``pictures``, also each round's tree
         (``tree_<k>.svg`` and ``.png``), the whole model (``model.png``) and the plots
-        of the probabilities and residuals per epoch. Returns the paths written."""
-        return files.save(self, out_dir, pictures)
+        of the probabilities and residuals per epoch. A file of the user's already in
+        ``out_dir`` is kept (an error names it) unless ``force``. Returns the paths written."""
+        return files.save(self, out_dir, pictures, force)
 
     def text(self):
         """The walkthrough as plain text, in the tutorial's order."""
