@@ -40,7 +40,7 @@ def read_csv(path, decimal=".", thousands=None, sep=","):
     source = path
     if not os.path.isfile(path):  # a FIFO, a device, /dev/stdin: read it once, bounded
         try:
-            source = io.BytesIO(read_bytes(path, _STREAM_LIMIT, "CSV file"))
+            source = io.BytesIO(read_bytes(path, _STREAM_LIMIT, "CSV file", _text_start(path)))
         except ValueError as e:
             raise CSVError(str(e)) from None
     options = dict(sep=sep, decimal=decimal, thousands=thousands)
@@ -85,6 +85,14 @@ def read_csv(path, decimal=".", thousands=None, sep=","):
         if not bad.any():
             df[c] = numbers
     return df
+
+
+def _text_start(path):
+    def check(start):
+        if b"\0" in start[:4096]:
+            raise ValueError(f"{path} holds zero bytes: not a CSV file (a device? /dev/zero?)")
+
+    return check
 
 
 def _refuse_written_numbers(path, column, bad, n_given, decimal, thousands):

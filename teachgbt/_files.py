@@ -184,10 +184,11 @@ def check_distinct(output, inputs):
             )
 
 
-def read_bytes(path, limit, what="file"):
+def read_bytes(path, limit, what="file", check_start=None):
     """The content of ``path``, refused beyond ``limit`` bytes. A FIFO or a device (no
     size to ask for) is read in pieces and stopped at the limit, so ``/dev/zero`` ends
-    in an error, not in all the memory there is."""
+    in an error, not in all the memory there is; ``check_start(first bytes)`` may refuse
+    it sooner (raising ValueError) when its start cannot be a ``what``."""
     path = os.fspath(path)
     st = os.stat(path)  # FileNotFoundError for a missing file, as open would
     if stat.S_ISDIR(st.st_mode):
@@ -200,8 +201,8 @@ def read_bytes(path, limit, what="file"):
             chunk = f.read(min(_CHUNK, limit + 1 - total))
             if not chunk:
                 break
-            if not parts and b"\0" in chunk[:4096] and not stat.S_ISREG(st.st_mode):
-                raise ValueError(f"{path} holds binary zeros: not a {what}")
+            if not parts and check_start is not None:
+                check_start(chunk)
             parts.append(chunk)
             total += len(chunk)
     if total > limit:
