@@ -11,12 +11,11 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+from safety_corpus import CASES, ubjson_bomb  # noqa: E402
 
 import teachgbt as tg
 from teachgbt.cli import main
 from teachgbt.io import from_dict, to_dict
-
-from safety_corpus import CASES, ubjson_bomb  # noqa: E402
 
 ROWS = 25_000  # enough rows for the compiled predict kernels (20k and up)
 
