@@ -44,13 +44,22 @@ def _interrupted():
     return EXIT_INTERRUPTED
 
 
-def run(command, func, args):
-    """``func(args)``, its failures as one line on stderr; the exit status."""
+def run(build_parser, argv):
+    """Parse ``argv`` and run its command, its failures as one line on stderr; the exit
+    status. Ctrl-C is ours from the first line on, parsing included."""
     interrupted.clear()
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, _on_sigint) if main_thread else None
     try:
-        return _run(command, func, args)
+        try:
+            parser = build_parser()
+            args = parser.parse_args(argv)
+        except KeyboardInterrupt:
+            return _interrupted()
+        if not getattr(args, "command", None):
+            parser.print_help()
+            return 0
+        return _run(args.command, args.func, args)
     finally:
         if main_thread:
             signal.signal(signal.SIGINT, previous)

@@ -492,12 +492,7 @@ def build_parser():
 
 
 def main(argv=None):
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "command", None):
-        parser.print_help()
-        return 0
-    return run(args.command, args.func, args)
+    return run(build_parser, argv)
 
 
 if __name__ == "__main__":  # pragma: no cover
