@@ -10,6 +10,11 @@ _POS, _NEG = "#1f77b4", "#ff7f0e"  # y = 1 / y = 0, as the tree diagrams' leaf c
 _MANY = 60  # more instances than this: draw quantile bands instead of one line each
 
 
+def literal(text):
+    """``text`` shown as written: a feature named ``$\\frac{$`` is not mathtext."""
+    return str(text).replace("$", r"\$")
+
+
 def _axes(ax, figsize=(6.4, 4.2)):
     if ax is None:
         import matplotlib.pyplot as plt

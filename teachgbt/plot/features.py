@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from .._format import format_number
-from ._common import _axes, _fitted
+from ._common import _axes, _fitted, literal
 
 __all__ = ["importance", "importance_values"]
 
@@ -57,7 +57,7 @@ def importance(model, kind="gain", ax=None, max_features=20):
     """Horizontal bars of feature importance: ``weight``, ``gain`` or ``cover`` (as XGBoost)."""
     s = importance_values(model, kind).sort_values(ascending=True).tail(max_features)
     ax = _axes(ax, figsize=(6.4, max(2.5, 0.35 * len(s) + 1.2)))
-    ax.barh(s.index, s.to_numpy(), color="#1f77b4", label=kind)
+    ax.barh([literal(n) for n in s.index], s.to_numpy(), color="#1f77b4", label=kind)
     for yi, v in enumerate(s.to_numpy()):
         ax.annotate(
             format_number(v, LABEL_DECIMALS),
