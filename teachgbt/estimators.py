@@ -165,6 +165,7 @@ class _Boosting(_Base):
         lr = self.learning_rate
         if lr is not None and (not isinstance(lr, numbers.Real) or not lr > 0):
             raise ValueError(f"learning_rate must be > 0; got {lr!r}")
+        V.check_finite_params({"learning_rate": lr, "base_score": self.base_score})
         md, ml = self.max_depth, self.max_leaves
         if md is not None and (not isinstance(md, numbers.Integral) or md < 0):
             raise ValueError(

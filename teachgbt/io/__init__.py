@@ -65,15 +65,12 @@ def from_dict(d):
 
 def load(path):
     """Read a model written by ``model.save(path)``."""
-    from ._sniff import read_model_file
+    from .._files import read_bytes
+    from ._sniff import MAX_FILE, kind_of_start, parse_json
 
-    kind, content = read_model_file(path)
-    if kind != "teachgbt":
-        raise ValueError(
-            f"{os.fspath(path)} is an {kind} model file, not a teachgbt one: read it with "
-            "tg.io.open_model (or tg.from_xgboost / tg.from_lightgbm)"
-        )
-    return _named(path, from_dict, content)
+    path = os.fspath(path)
+    data = read_bytes(path, MAX_FILE, "model file", lambda start: kind_of_start(path, start))
+    return _named(path, from_dict, parse_json(path, data))
 
 
 def _named(path, read, content):
