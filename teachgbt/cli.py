@@ -236,10 +236,13 @@ def _features(model, df, path):
         unknown = sorted(dummies - set(names))
         if unknown:
             raise CommandError(f"{path} has categories the model never saw in training: {unknown}")
+    from ._validation import check_X
+
     X = model_features(model, df, path)
     text = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
     if text:
-        raise CommandError(f"{path}: the feature column {text[0]!r} holds text, not numbers")
+        raise CommandError(f"{path}: the feature column {_short(text[0])} holds text, not numbers")
+    check_X(X, path)  # an inf named by its column and row of the file, not of a selection
     return X
 
 
