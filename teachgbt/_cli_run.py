@@ -63,6 +63,7 @@ def run(build_parser, argv):
     finally:
         if main_thread:
             signal.signal(signal.SIGINT, previous)
+        interrupted.clear()  # a library write after this command is no longer stopped
 
 
 def _run(command, func, args):
