@@ -32,6 +32,7 @@ __all__ = [
 MAX_FEATURES = 1 << 24  # 16.7 million features: more is a corrupted count, not a model
 MAX_DEPTH = 100_000  # no trained tree is this deep; a file saying so is corrupted
 _SHOWN = 80  # characters of a value a message shows
+_STATS = ("G", "H", "weight", "gain", "loss_chg")  # per-node numbers besides the routing
 
 
 class ModelFileError(ValueError):
@@ -197,6 +198,18 @@ def check_tree(d, n_features, where="the tree", leaf_marker="negative"):
             )
     check_values(_floats(d["threshold"], "threshold", where), _floats(d["value"], "value", where),
                  split, where)  # fmt: skip
+    for k in _STATS:  # what the Tree stores as numbers must be numbers
+        if k in d:
+            _floats(d[k], k, where)
+    if "n" in d:
+        _ints([-1 if v is None else v for v in d["n"]], "n", where)
+    extra = d.get("extra") or {}
+    if not isinstance(extra, dict):
+        raise ModelFileError(f"{where}: extra is not an object")
+    for k, v in extra.items():
+        if not isinstance(v, list) or len(v) != n:
+            raise ModelFileError(f"{where}: extra column {shorten(k)} has not one entry per node")
+
     return depth
 
 

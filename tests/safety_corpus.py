@@ -76,6 +76,8 @@ CASES = {
     "threshold NaN": (_set("threshold", 0, float("nan")), "threshold"),
     "child 1.5": (_set("left", 0, 1.5), "not a node"),
     "child text": (_set("left", 0, "1"), "not a whole number"),
+    "count 10**30": (_set("n", 0, 10**30), "n holds"),
+    "G text": (_set("G", 0, "x"), "G holds"),
     "best_iteration -3": (_set_model("best_iteration", -3), "best_iteration"),
     "best_iteration 10**9": (_set_model("best_iteration", 10**9), "best_iteration"),
     "n_features 10**12": (_set_model("n_features_in", 10**12), "n_features_in"),
