@@ -107,6 +107,8 @@ def cmd_walkthrough(args):
 def cmd_train(args):
     from . import BoostingClassifier, BoostingRegressor
 
+    if args.model == "-":
+        raise CommandError("--model needs a file name: the training summary is what prints here")
     _check_output(args.model, data_file=args.data)
     df = _read_csv(args.data, args)
     if args.target not in df.columns:
