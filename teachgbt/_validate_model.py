@@ -253,11 +253,26 @@ def check_model_dict(d):
     for k, t in enumerate(trees):
         where = f"tree {k + 1}"
         check_tree(t, n_features, where)
+        _check_tree_fields(t, n_features, per_round, where)
         tree_features = t.get("n_features", n_features)
         if tree_features != n_features:
             raise ModelFileError(
                 f"{where}: it has {shorten(tree_features)} features; the model has {n_features}"
             )
+
+
+def _check_tree_fields(t, n_features, per_round, where):
+    """A tree's own fields beside its node arrays: names, learning rate, round, class."""
+    names = t.get("feature_names")
+    if names is not None and (not isinstance(names, list) or len(names) != n_features):
+        raise ModelFileError(f"{where}: its feature_names do not name the {n_features} features")
+    lr = t.get("learning_rate", 1.0)
+    if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not math.isfinite(lr):
+        raise ModelFileError(f"{where}: its learning_rate {shorten(lr)} is not a finite number")
+    if t.get("round") is not None:
+        check_count("round", t["round"], 1, None, where)
+    if t.get("class") is not None:
+        check_count("class", t["class"], 0, max(per_round - 1, 0), where)
 
 
 def check_imported_tree(left, right, feature, leaf_value, n_features, where, all_reached=True):
