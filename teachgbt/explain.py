@@ -495,15 +495,13 @@ def prediction(model, x, precision=3, iteration_range=None):
 
 # the feature contributions that ``prediction`` lists before folding the rest together
 PREDICTION_FEATURES = 5
-# TreeSHAP keeps a path's features as bits of an int64 (teachgbt.contributions)
-SHAP_MAX_DEPTH = 62
+SHAP_MAX_DEPTH = 62  # TreeSHAP keeps a path's features as bits of an int64
 
 
 def _contribution_lines(model, v, p):
     """The short "feature contributions" block of ``prediction``: SHAP values, largest first."""
     if max((t.max_depth for t in model.trees_), default=0) > SHAP_MAX_DEPTH:
-        return [f"feature contributions (SHAP): not computed for trees deeper than "
-                f"{SHAP_MAX_DEPTH} levels"]  # fmt: skip
+        return [f"feature contributions (SHAP): not computed past depth {SHAP_MAX_DEPTH}"]
     row = contributions(model, v.reshape(1, -1)).iloc[0]
     out = [f"feature contributions to the margin (SHAP): bias = {_r(row['bias'], p)}"]
     names = list(row.index[:-1])

@@ -153,7 +153,7 @@ def test_trees_of_any_depth_explain_print_and_refuse_pictures_clearly(tmp_path):
     x = pd.DataFrame({"x": [2999.5]})
     assert m.predict(x)[0] == 3000.0
     ex = tg.explain.prediction(m, x)
-    assert "not computed for trees deeper than" in str(ex)
+    assert "not computed past depth 62" in str(ex)
     assert len(str(tree).splitlines()) > 6000  # the text diagram: every node
     assert tree.to_dot().count("->") == 6000
     with pytest.raises(ValueError, match="3000 levels deep; pictures are drawn for trees up to"):
