@@ -152,6 +152,7 @@ def check_tree(d, n_features, where="the tree", leaf_marker="negative"):
     must be finite."""
     if not isinstance(d, dict):
         raise ModelFileError(f"{where} is not a JSON object")
+    n_features = check_count("n_features", n_features, 1, MAX_FEATURES, where)
     missing = [k for k in ("left", "right", "feature", "threshold", "value") if k not in d]
     if missing:
         raise ModelFileError(f"{where} lacks {', '.join(missing)}")

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from . import _kernels
+from ._validate_model import check_tree
 
 __all__ = ["Tree", "TreeBuilder", "NODE_COLUMNS", "as_float32_matrix", "add_tree_values"]
 
@@ -264,6 +265,7 @@ class Tree:
 
     @classmethod
     def from_dict(cls, d):
+        check_tree(d, d.get("n_features"), "the tree")  # links, features, values: see the module
         arrays = {}
         for k in _ARRAYS:
             v = d[k]
