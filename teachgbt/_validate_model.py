@@ -75,7 +75,7 @@ def _ints(values, name, where):
     bad = ~np.isfinite(a) | (a != np.round(a)) | (np.abs(a) > 2**62)
     if bad.any():
         i = int(np.argmax(bad))
-        raise ModelFileError(f"{where}, node {i}: {name} is {a[i]!r}, not a node or feature id")
+        raise ModelFileError(f"{where}, node {i}: {name} is {float(a[i])!r}, not a node id")
     return a.astype(np.int64)
 
 
@@ -224,8 +224,8 @@ def check_values(threshold, value, split, where="the tree"):
     if bad.any():
         i = int(np.argmax(bad))
         raise ModelFileError(
-            f"{where}, node {i}: its leaf value is {value[i]!r}; every prediction reaching it "
-            "would be that"
+            f"{where}, node {i}: its leaf value is {float(value[i])!r}; every prediction "
+            "reaching it would be that"
         )
 
 
@@ -296,7 +296,7 @@ def check_imported_tree(left, right, feature, leaf_value, n_features, where, all
         check_values(np.zeros(len(split)), np.where(depth >= 0, value, 0.0), split, where)
     elif not np.isfinite(value).all():
         i = int(np.argmax(~np.isfinite(value)))
-        raise ModelFileError(f"{where}, leaf {i}: its value is {value[i]!r}")
+        raise ModelFileError(f"{where}, leaf {i}: its value is {float(value[i])!r}")
     return depth
 
 
