@@ -29,7 +29,7 @@ __all__ = [
     "shorten",
 ]
 
-MAX_FEATURES = 1 << 24  # 16.7 million features: more is a corrupted count, not a model
+MAX_FEATURES = 1 << 20  # a million features: more is a corrupted count (every view lists them)
 MAX_DEPTH = 100_000  # no trained tree is this deep; a file saying so is corrupted
 _SHOWN = 80  # characters of a value a message shows
 _STATS = ("G", "H", "weight", "gain", "loss_chg")  # per-node numbers besides the routing
