@@ -178,6 +178,14 @@ def check_tree(d, n_features, where="the tree", leaf_marker="negative"):
             f"{where}, node {i}: it splits on feature {int(feature[i])}, but the model has "
             f"{n_features} features (0 to {n_features - 1})"
         )
+    for side in ("left", "right"):
+        stray = ~split & (ints[side] != -1)
+        if stray.any():
+            i = int(np.argmax(stray))
+            raise ModelFileError(
+                f"{where}, node {i}: a leaf (feature -1) with {side} child {int(ints[side][i])} "
+                "(a leaf has -1)"
+            )
     depth = check_structure(ints["left"], ints["right"], split, where)
     if "depth" in ints and not np.array_equal(ints["depth"], depth):
         i = int(np.argmax(ints["depth"] != depth))
@@ -231,7 +239,8 @@ def check_values(threshold, value, split, where="the tree"):
 
 def check_model_dict(d):
     """The model-level numbers of a teachgbt model file: counts in range and consistent,
-    then every tree (``check_tree``). Raises ``ModelFileError``."""
+    and each tree's own fields; its nodes are ``check_tree``'s (``Tree.from_dict`` calls
+    it). Raises ``ModelFileError``."""
     n_features = check_count("n_features_in", d.get("n_features_in"), 1, MAX_FEATURES)
     trees = d.get("trees")
     if not isinstance(trees, list):
@@ -253,7 +262,8 @@ def check_model_dict(d):
         check_count("best_iteration", best, 0, max(n_rounds - 1, 0))
     for k, t in enumerate(trees):
         where = f"tree {k + 1}"
-        check_tree(t, n_features, where)
+        if not isinstance(t, dict):
+            raise ModelFileError(f"{where} is not a JSON object")
         _check_tree_fields(t, n_features, per_round, where)
         tree_features = t.get("n_features", n_features)
         if tree_features != n_features:

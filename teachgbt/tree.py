@@ -264,8 +264,8 @@ class Tree:
         return d
 
     @classmethod
-    def from_dict(cls, d):
-        check_tree(d, d.get("n_features"), "the tree")  # links, features, values: see the module
+    def from_dict(cls, d, where="the tree"):
+        check_tree(d, d.get("n_features"), where)  # links, features, values, before any use
         arrays = {}
         for k in _ARRAYS:
             v = d[k]

@@ -44,13 +44,13 @@ def from_dict(d):
     check_header(d)
     if d.get("estimator") not in _ESTIMATORS:
         raise ValueError(f"unknown estimator {d.get('estimator')!r} in model file")
-    check_model_dict(d)  # before anything touches the trees
+    check_model_dict(d)  # the counts; Tree.from_dict checks each tree before it is built
     try:
         params = dict(d["params"])
         # the parameter as it was given (None: estimated from y); the fitted value is below
         base_score_param = params.pop("base_score", None)
         model = _ESTIMATORS[d["estimator"]].from_trees(
-            [Tree.from_dict(t) for t in d["trees"]],
+            [Tree.from_dict(t, f"tree {k + 1}") for k, t in enumerate(d["trees"])],
             base_score=d["base_score"],
             feature_names=d.get("feature_names_in"),
             classes=d.get("classes"),
