@@ -47,6 +47,13 @@ def _interrupted():
 def run(build_parser, argv):
     """Parse ``argv`` and run its command, its failures as one line on stderr; the exit
     status. Ctrl-C is ours from the first line on, parsing included."""
+    try:
+        return _parse_and_run(build_parser, argv)
+    except KeyboardInterrupt:  # before our handler was in place, or after it was put back
+        return _interrupted()
+
+
+def _parse_and_run(build_parser, argv):
     interrupted.clear()
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, _on_sigint) if main_thread else None
