@@ -209,7 +209,36 @@ def check_y_numeric(y, n_rows, what="y"):
         raise ValueError(
             f"{what} contains {float(yf[i])!r} at {_row_label(index, i)}; targets must be finite"
         )
+    huge = np.abs(yf) > _FLOAT32_MAX
+    if huge.any():
+        i = int(np.argmax(huge))
+        raise ValueError(
+            f"{what} contains {float(yf[i])!r} at {_row_label(index, i)}, beyond float32's range "
+            f"(±{_FLOAT32_MAX:.3g}) that gradients are summed in: the model would predict NaN. "
+            "Rescale the target (e.g. divide it by a power of ten)"
+        )
     return yf
+
+
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def check_finite_params(params):
+    """Parameters that would make every prediction NaN, refused before fitting:
+    ``params`` maps names to values (None: not given). A learning rate or a base score
+    must be a finite number in float32's range, the precision XGBoost keeps them in."""
+    for name, value in params.items():
+        if value is None or isinstance(value, str) or callable(value):
+            continue
+        try:
+            v = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must be a number; got {value!r}"[:200]) from None
+        if not np.isfinite(v).all() or (np.abs(v) > _FLOAT32_MAX).any():
+            raise ValueError(
+                f"{name}={value!r} would make the model predict NaN: give a finite number "
+                f"within float32's range, ±{_FLOAT32_MAX:.3g}"[:300]
+            )
 
 
 def check_y_classes(y, n_rows, what="y"):

@@ -11,14 +11,13 @@ import pandas as pd
 __all__ = ["main"]
 
 
-class CommandError(Exception):
-    """A problem the user can fix; printed without a traceback."""
+from ._cli_run import CommandError, run
 
 
-def _read_csv(path):
+def _read_csv(path, args):
     from ._csv import read_csv
 
-    return read_csv(path)
+    return read_csv(path, decimal=args.decimal, thousands=args.thousands, sep=args.sep)
 
 
 def _load_model(args):
@@ -55,10 +54,17 @@ def _as_options(message):
     return said + "Give " + advice.replace(" to set them", "")
 
 
-def _check_output_dir(path):
+def _check_output(path, **inputs):
+    """Before any work: the output's folder exists and the output is none of the inputs
+    (``train d.csv --model d.csv`` would destroy the data). ``-`` is standard output."""
+    from ._files import check_distinct
+
+    if path is None or path == "-":
+        return
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
         raise CommandError(f"cannot write {path}: the folder {parent} does not exist")
+    check_distinct(path, {k.replace("_", " "): v for k, v in inputs.items()})
 
 
 def _encode(X, only=None):
@@ -84,14 +90,15 @@ def cmd_walkthrough(args):
     if args.html:
         from .explore import explore
 
-        _check_output_dir(args.html)
+        _check_output(args.html)
         explore(w, title="Troll 2 (seed 004): GBDT, epoch by epoch").save(args.html)
-        print(f"wrote the explorer to {args.html}; open it in a browser (no network needed)")
+        if args.html != "-":
+            print(f"wrote the explorer to {args.html}; open it in a browser (no network needed)")
         if not out:
             return
     print(w)
     if out:
-        written = w.save(out, precision=args.precision)
+        written = w.save(out, precision=args.precision, force=args.force)
         print(f"\nwrote {len(written)} files to {out}/:")
         for p in written:
             print(f"  {os.path.relpath(p, out)}")
@@ -99,11 +106,16 @@ def cmd_walkthrough(args):
 
 def cmd_train(args):
     from . import BoostingClassifier, BoostingRegressor
+    from .metrics import score_line
 
-    df = _read_csv(args.data)
+    if args.model == "-":
+        raise CommandError("--model needs a file name: the training summary is what prints here")
+    _check_output(args.model, data_file=args.data)
+    df = _read_csv(args.data, args)
     if args.target not in df.columns:
         raise CommandError(
-            f"{args.data} has no column {args.target!r}; its columns are {list(df.columns)}"
+            f"{args.data} has no column {_short(args.target)}; its columns are "
+            f"{_short(list(df.columns))}"
         )
     y = df[args.target]
     X, encoded = _encode(df.drop(columns=[args.target]))
@@ -126,7 +138,6 @@ def cmd_train(args):
         min_child_weight=args.min_child_weight,
         max_bin=args.max_bin,
     )
-    _check_output_dir(args.model)
     train_rows, held_out = _split_rows(len(X), args.eval_fraction)
     if kind == "classify" and held_out is not None and y.iloc[train_rows].nunique() < 2:
         raise CommandError("the training part holds one class only; use a smaller --eval-fraction")
@@ -137,9 +148,9 @@ def cmd_train(args):
         f"trained a {kind_word} ({args.algorithm}, {args.tree_method}) with {len(model.trees_)} "
         f"trees on {len(train_rows)} rows x {X.shape[1]} features; saved to {args.model}"
     )
-    print(f"training:  {_metrics(model, X.iloc[train_rows], y.iloc[train_rows])}")
+    print(f"training:  {score_line(model, X.iloc[train_rows], y.iloc[train_rows])}")
     if held_out is not None:
-        print(f"held out:  {_metrics(model, X.iloc[held_out], y.iloc[held_out])} "
+        print(f"held out:  {score_line(model, X.iloc[held_out], y.iloc[held_out])} "
               f"({len(held_out)} rows kept out of training)")  # fmt: skip
 
 
@@ -161,38 +172,9 @@ def _split_rows(n, fraction, seed=0):
     return np.sort(order[k:]), np.sort(order[:k])
 
 
-def _metrics(model, X, y):
-    """One line: log loss and AUC for two classes; multiclass log loss and accuracy for
-    K ≥ 3; RMSE for a regressor."""
-    import numpy as np
-
-    fitted = model.model_
-    if fitted.is_classifier:
-        proba = model.predict_proba(X)
-        codes = pd.Index(model.classes_).get_indexer(np.asarray(y))  # the column of each label
-        if fitted.n_outputs > 1:
-            p = np.clip(proba[np.arange(len(codes)), codes], 1e-15, 1.0)
-            accuracy = float(np.mean(np.argmax(proba, axis=1) == codes))
-            return f"log loss {-np.mean(np.log(p)):.4f}, accuracy {accuracy:.4f}"
-        y01 = (codes == 1).astype(float)
-        p = np.clip(proba[:, 1], 1e-15, 1 - 1e-15)
-        logloss = -np.mean(y01 * np.log(p) + (1 - y01) * np.log(1 - p))
-        return f"log loss {logloss:.4f}, AUC {_auc(y01, p)}"
-    rmse = float(np.sqrt(np.mean((np.asarray(y, dtype=float) - model.predict(X)) ** 2)))
-    return f"RMSE {rmse:.4g}"
-
-
-def _auc(y01, score):
-    """The probability that a random positive scores above a random negative (ties: ½)."""
-    n_pos, n_neg = int(y01.sum()), int(len(y01) - y01.sum())
-    if not n_pos or not n_neg:
-        return "undefined (one class only)"
-    ranks = pd.Series(score).rank().to_numpy()  # average ranks handle ties
-    return f"{(ranks[y01 == 1].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg):.4f}"
-
-
 def cmd_predict(args):
-    df = _read_csv(args.data)  # the data first: its problems are said before any model notes
+    _check_output(args.output, model_file=args.model, data_file=args.data)
+    df = _read_csv(args.data, args)  # the data first: its problems are said before model notes
     model = _load_model(args)
     df = _features(model, df, args.data)
     out = pd.DataFrame({"prediction": model.predict(df)})
@@ -205,14 +187,13 @@ def cmd_predict(args):
         if classes is not None:
             out[f"prob_{classes[1]}"] = model.predict_proba(df)[:, 1]
         out["margin"] = model.decision_function(df)
-    if args.output:
+    if args.output and args.output != "-":
         from ._files import write_atomic
 
-        _check_output_dir(args.output)
         write_atomic(args.output, lambda f: out.to_csv(f, index=False))
         print(f"wrote {len(out)} predictions to {args.output}")
-    else:
-        out.to_csv(sys.stdout, index=False)
+    else:  # all of it at once: Ctrl-C while computing prints nothing
+        sys.stdout.write(out.to_csv(index=False))
 
 
 def _features(model, df, path):
@@ -236,10 +217,13 @@ def _features(model, df, path):
         unknown = sorted(dummies - set(names))
         if unknown:
             raise CommandError(f"{path} has categories the model never saw in training: {unknown}")
+    from ._validation import check_X
+
     X = model_features(model, df, path)
     text = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
     if text:
-        raise CommandError(f"{path}: the feature column {text[0]!r} holds text, not numbers")
+        raise CommandError(f"{path}: the feature column {_short(text[0])} holds text, not numbers")
+    check_X(X, path)  # an inf named by its column and row of the file, not of a selection
     return X
 
 
@@ -275,10 +259,14 @@ def _tree_number(model, k):
 
 
 def cmd_draw(args):
+    _check_output(args.output, model_file=args.model)
     model = _load_model(args)
     k = _tree_number(model, args.tree)
-    _check_output_dir(args.output)
-    model.trees_[k - 1].draw().save(args.output)
+    diagram = model.trees_[k - 1].draw()
+    if args.output == "-":  # DOT text, the one format a terminal or a pipe takes
+        sys.stdout.write(diagram.source)
+        return
+    diagram.save(args.output)
     print(f"drew tree {k} to {args.output}")
 
 
@@ -293,7 +281,7 @@ def cmd_explain(args):
     if args.data is not None:
         if args.tree is not None or args.node is not None:
             raise CommandError("give either --tree [--node] or --data --row, not both")
-        df = _read_csv(args.data)  # the data first: its problems are said before model notes
+        df = _read_csv(args.data, args)  # the data first: its problems before model notes
         if args.row is None or not 0 <= args.row < len(df):
             raise CommandError(
                 f"--row must be from 0 to {len(df) - 1} (the data rows of {args.data})"
@@ -340,20 +328,21 @@ def cmd_explain(args):
 def cmd_explore(args):
     from .explore import explore
 
+    _check_output(args.output, model_file=args.model, data_file=args.data)
     model = _load_model(args)
     X = y = None
     if args.data:
-        df = _read_csv(args.data)
+        df = _read_csv(args.data, args)
         if args.target:
             if args.target not in df.columns:
-                raise CommandError(f"{args.data} has no column {args.target!r}")
+                raise CommandError(f"{args.data} has no column {_short(args.target)}")
             y = df[args.target]
             df = df.drop(columns=[args.target])
         X = _features(model, df, args.data)
-    _check_output_dir(args.output)
     explore(model, X, y, title=os.path.basename(args.model)).save(args.output)
     rows = f" with {len(X)} rows of {args.data}" if X is not None else ""
-    print(f"wrote the explorer of {args.model}{rows} to {args.output}")
+    if args.output != "-":
+        print(f"wrote the explorer of {args.model}{rows} to {args.output}")
 
 
 def cmd_exercises(args):
@@ -363,9 +352,10 @@ def cmd_exercises(args):
 
 
 def cmd_lessons(args):
-    import shutil
     from importlib import resources
     from pathlib import Path
+
+    from ._files import FolderWriter
 
     try:
         src = resources.files("teachgbt.lessons")
@@ -375,19 +365,20 @@ def cmd_lessons(args):
     if not names:
         raise CommandError("this installation of teachgbt has no lesson notebooks")
     dest = args.dir
-    clashes = [n for n in names if os.path.exists(os.path.join(dest, n))]
-    if clashes and not args.force:
-        raise CommandError(
-            f"{dest} already holds {', '.join(clashes)}; your work there is kept. "
-            "Choose another folder, or pass --force to overwrite"
-        )
-    os.makedirs(dest, exist_ok=True)
+    writer = FolderWriter(dest, force=args.force)
+    writer.check(names)  # your work there is kept: nothing is written when one clashes
     for n in names:
-        with resources.as_file(src / n) as path:
-            shutil.copyfile(path, os.path.join(dest, n))
+        data = (src / n).read_bytes()
+        writer.write(n, lambda f, data=data: f.write(data), binary=True)
     print(f"copied {len(names)} files to {dest}/; open them with: jupyter lab {dest}")
     for n in names:
         print(f"  {n}")
+
+
+def _short(value):
+    from ._validate_model import shorten
+
+    return shorten(value)
 
 
 _MODEL_HELP = "a teachgbt .json, an XGBoost .json/.ubj or a LightGBM .txt (told apart by content)"
@@ -399,6 +390,13 @@ def _file_params(parser):
     g.add_argument("--reg-lambda", type=float, help="λ the model was trained with (default 1)")
     g.add_argument("--learning-rate", type=float, help="η the model was trained with (0.3)")
     g.add_argument("--gamma", type=float, help="γ (min_split_loss) it was trained with (0)")
+
+
+def _csv_options(parser):
+    g = parser.add_argument_group("reading the CSV")
+    g.add_argument("--sep", default=",", help="the column separator (default ,)")
+    g.add_argument("--decimal", default=".", help="the decimal mark: --decimal , for 3,5")
+    g.add_argument("--thousands", default=None, help="the thousands separator: , for 1,234")
 
 
 def build_parser():
@@ -413,10 +411,12 @@ def build_parser():
     w.add_argument("--out", metavar="DIR", help="also write tables (CSV), diagrams and plots here")
     w.add_argument("--html", metavar="FILE.html", help="write the interactive explorer page here")
     w.add_argument("--precision", type=int, default=6, help="significant digits in the CSVs (6)")
+    w.add_argument("--force", action="store_true", help="overwrite files of yours in --out DIR")
     w.set_defaults(func=cmd_walkthrough)
 
     t = sub.add_parser("train", help="fit a model on a CSV file and save it as JSON")
     t.add_argument("data", metavar="DATA.csv")
+    _csv_options(t)
     t.add_argument("--target", required=True, help="the column to predict")
     t.add_argument("--model", required=True, metavar="OUT.json")
     t.add_argument(
@@ -447,7 +447,8 @@ def build_parser():
     r = sub.add_parser("predict", help="predict a CSV file with a saved model")
     r.add_argument("model", metavar="MODEL", help=_MODEL_HELP)
     r.add_argument("data", metavar="DATA.csv")
-    r.add_argument("--output", metavar="OUT.csv", help="default: print to the terminal")
+    _csv_options(r)
+    r.add_argument("--output", metavar="OUT.csv", help="default (or -): print to the terminal")
     _file_params(r)
     r.set_defaults(func=cmd_predict)
 
@@ -459,7 +460,8 @@ def build_parser():
         required=True,
         help="1-based tree number (K >= 3 classes: K trees a round, class by class)",
     )
-    d.add_argument("--output", required=True, metavar="FILE.svg|.png|.pdf|.dot")
+    d.add_argument("--output", required=True, metavar="FILE.svg|.png|.pdf|.dot",
+                   help="- prints the DOT text")  # fmt: skip
     _file_params(d)
     d.set_defaults(func=cmd_draw)
 
@@ -474,12 +476,14 @@ def build_parser():
     e.add_argument("--node", type=int, help="only this node's formula (node ids from 0)")
     e.add_argument("--data", metavar="CSV", help="explain the prediction of one row of this CSV")
     e.add_argument("--row", type=int, help="the data row, counted from 0 (the header is no row)")
+    _csv_options(e)
     _file_params(e)
     e.set_defaults(func=cmd_explain)
     x = sub.add_parser("explore", help="one HTML page to step through a model's trees")
     x.add_argument("model", metavar="MODEL", help=_MODEL_HELP)
     x.add_argument("--data", metavar="CSV", help="rows to follow through the trees")
     x.add_argument("--target", metavar="COL", help="the column of --data holding y")
+    _csv_options(x)
     x.add_argument("--output", required=True, metavar="FILE.html")
     _file_params(x)
     x.set_defaults(func=cmd_explore)
@@ -505,34 +509,7 @@ def build_parser():
 
 
 def main(argv=None):
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "command", None):
-        parser.print_help()
-        return 0
-    try:
-        args.func(args)
-    except FileNotFoundError as e:
-        print(f"teachgbt {args.command}: error: {e.filename}: no such file", file=sys.stderr)
-        return 2
-    except BrokenPipeError:  # e.g. piped into `head`: stop quietly
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115
-        return 0
-    except (CommandError, ValueError, TypeError, KeyError, OSError, Warning) as e:
-        msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
-        print(f"teachgbt {args.command}: error: {msg}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    except Exception as e:  # a bug of ours: still one line, with what to report
-        print(
-            f"teachgbt {args.command}: internal error: {type(e).__name__}: {e} "
-            "(please report this with the command you ran)",
-            file=sys.stderr,
-        )
-        return 1
-    return 0
+    return run(build_parser, argv)
 
 
 if __name__ == "__main__":  # pragma: no cover

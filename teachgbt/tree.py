@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from . import _kernels, routing
+from ._validate_model import check_tree
 
 __all__ = ["Tree", "TreeBuilder", "NODE_COLUMNS", "as_float32_matrix", "add_tree_values"]
 
@@ -307,7 +308,8 @@ class Tree:
         return d
 
     @classmethod
-    def from_dict(cls, d):
+    def from_dict(cls, d, where="the tree"):
+        check_tree(d, d.get("n_features"), where)  # links, features, values, before any use
         arrays = {}
         for k in _ARRAYS:
             v = d[k]

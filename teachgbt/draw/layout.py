@@ -60,13 +60,9 @@ def layout_tree(tree, box_w, box_h, hgap, vgap):
     depth = tree.depth.astype(int)
     rel = np.zeros(n)  # x relative to the parent
 
-    def place(i):
+    def merge(i, cl, cr):
         # contour: depth -> (leftmost, rightmost) box edge of the subtree, relative to node i
-        half = box_w[i] / 2
-        if tree.feature[i] < 0:
-            return {depth[i]: (-half, half)}
         L, R = int(tree.left[i]), int(tree.right[i])
-        cl, cr = place(L), place(R)
         s = max(cl[d][1] - cr[d][0] + hgap for d in cl.keys() & cr.keys())
         rel[L], rel[R] = -s / 2, s / 2
         contour = {d: (lo - s / 2, hi - s / 2) for d, (lo, hi) in cl.items()}
@@ -75,10 +71,22 @@ def layout_tree(tree, box_w, box_h, hgap, vgap):
             if d in contour:
                 lo, hi = min(lo, contour[d][0]), max(hi, contour[d][1])
             contour[d] = (lo, hi)
-        contour[depth[i]] = (-half, half)
         return contour
 
-    contour = place(0)
+    # children before parents, without recursion: a tree of any depth lays out
+    contours, stack = {}, [(0, False)]
+    while stack:
+        i, children_done = stack.pop()
+        half = box_w[i] / 2
+        if tree.feature[i] < 0:
+            contours[i] = {depth[i]: (-half, half)}
+        elif not children_done:
+            stack.extend([(i, True), (int(tree.right[i]), False), (int(tree.left[i]), False)])
+        else:
+            cl, cr = contours.pop(int(tree.left[i])), contours.pop(int(tree.right[i]))
+            contours[i] = merge(i, cl, cr)
+            contours[i][depth[i]] = (-half, half)
+    contour = contours[0]
     x = np.zeros(n)
     order = np.argsort(depth, kind="stable")  # parents before children
     for i in order:

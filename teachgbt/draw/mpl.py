@@ -23,6 +23,8 @@ EDGE_FONT_SIZE = 8.0
 PAD = 5.0  # points between a box's text and its border
 MARGIN = 10.0
 MAX_FIGURE_INCHES = 300.0  # Agg cannot draw much more than this at 100 dpi
+# deeper trees take minutes to lay out and draw and come out unreadable; DOT and text don't
+MAX_PICTURE_DEPTH = 64
 
 
 @dataclass
@@ -92,6 +94,12 @@ def _box_size(lines, size):
 
 def tree_scene(tree, opts, path=None, size=FONT_SIZE, legend=None):
     """The scene of one tree; ``path`` highlights one instance's nodes."""
+    if tree.max_depth > MAX_PICTURE_DEPTH:
+        raise ValueError(
+            f"this tree is {tree.max_depth} levels deep; pictures are drawn for trees up to "
+            f"{MAX_PICTURE_DEPTH} levels. Save it as .dot, or print it as text (str(tree), "
+            "teachgbt explain)"
+        )
     on_path = set(path or ())
     labels = [node_label(tree, i, opts) for i in range(tree.n_nodes)]
     sizes = np.array([_box_size(lab.text_lines, size) for lab in labels])
@@ -207,6 +215,7 @@ def draw_scene(scene, ax):
                     color=it.color if it.color != "#555555" else "#333333",
                     zorder=3,
                     bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none"),
+                    parse_math=False,  # feature names and numbers as written, never mathtext
                 )
     for it in scene.items:
         if isinstance(it, Box):
@@ -233,6 +242,7 @@ def draw_scene(scene, ax):
                     va="center",
                     weight="bold" if k == 0 else "normal",
                     zorder=4,
+                    parse_math=False,
                 )
         elif isinstance(it, Text):
             ax.text(
@@ -245,5 +255,6 @@ def draw_scene(scene, ax):
                 weight=it.weight,
                 color=it.color,
                 zorder=4,
+                parse_math=False,
             )
     return ax

@@ -25,18 +25,21 @@ def tree_to_text(tree, opts, path=None):
         body = "  |  ".join([lab.title, *lab.lines])
         out.append(f"{prefix}{branch}{mark}{body}")
 
-    def walk(i, prefix):
+    # a stack of what is left to print, not recursion: a tree of any depth prints
+    todo = [("walk", 0, ""), ("line", 0, "", "")]
+    while todo:
+        step = todo.pop()
+        if step[0] == "line":
+            line(*step[1:])
+            continue
+        _, i, prefix = step
         if tree.feature[i] < 0:
-            return
-        kids = (int(tree.left[i]), int(tree.right[i]))
-        for k, c in enumerate(kids):
+            continue
+        for k, c in reversed(list(enumerate((int(tree.left[i]), int(tree.right[i]))))):
             last = k == 1
             branch = ("└── " if last else "├── ") + edge_label(tree, i, c, opts) + ": "
-            line(c, prefix, branch)
-            walk(c, prefix + ("    " if last else "│   "))
-
-    line(0, "", "")
-    walk(0, "")
+            todo.append(("walk", c, prefix + ("    " if last else "│   ")))
+            todo.append(("line", c, prefix, branch))
     if opts.legend:
         legend = legend_lines(tree, opts)
         if legend:

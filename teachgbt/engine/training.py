@@ -18,7 +18,7 @@ import dataclasses
 import numbers
 from dataclasses import dataclass
 
-from .._validation import check_nonneg
+from .._validation import check_finite_params, check_nonneg
 from ..losses import get_loss
 from ..model import Model
 from .boosting import TREE_METHODS, RoundSampler, XGBoostAlgorithm, boost_round
@@ -90,6 +90,7 @@ class TrainParams:
         lr = self.learning_rate
         if lr is not None and (not isinstance(lr, numbers.Real) or not lr > 0):
             raise ValueError(f"learning_rate must be > 0; got {lr!r}")
+        check_finite_params({"learning_rate": lr, "base_score": self.base_score})
         md, ml = self.max_depth, self.max_leaves
         if md is not None and (not _whole(md) or md < 0):
             raise ValueError(

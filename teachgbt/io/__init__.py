@@ -14,10 +14,10 @@ model → dict) lives in ``teachgbt._modelfile``, which ``model.save`` uses.
 
 from __future__ import annotations
 
-import json
 import os
 
 from .._modelfile import FORMAT, VERSION, check_header, save, to_dict
+from .._validate_model import ModelFileError, check_model_dict
 from ..estimators import BoostingClassifier, BoostingRegressor
 from ..tree import Tree
 from ._common import ImportAssumptionWarning, build, self_check
@@ -44,12 +44,13 @@ def from_dict(d):
     check_header(d)
     if d.get("estimator") not in _ESTIMATORS:
         raise ValueError(f"unknown estimator {d.get('estimator')!r} in model file")
+    check_model_dict(d)  # the counts; Tree.from_dict checks each tree before it is built
     try:
         params = dict(d["params"])
         # the parameter as it was given (None: estimated from y); the fitted value is below
         base_score_param = params.pop("base_score", None)
         model = _ESTIMATORS[d["estimator"]].from_trees(
-            [Tree.from_dict(t) for t in d["trees"]],
+            [Tree.from_dict(t, f"tree {k + 1}") for k, t in enumerate(d["trees"])],
             base_score=d["base_score"],
             feature_names=d.get("feature_names_in"),
             classes=d.get("classes"),
@@ -64,12 +65,20 @@ def from_dict(d):
 
 def load(path):
     """Read a model written by ``model.save(path)``."""
-    with open(path, encoding="utf-8") as f:
-        try:
-            d = json.load(f)
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise ValueError(f"{path} is not valid JSON: {e}") from None
-    return from_dict(d)
+    from .._files import read_bytes
+    from ._sniff import MAX_FILE, kind_of_start, parse_json
+
+    path = os.fspath(path)
+    data = read_bytes(path, MAX_FILE, "model file", lambda start: kind_of_start(path, start))
+    return _named(path, from_dict, parse_json(path, data))
+
+
+def _named(path, read, content):
+    """``read(content)``, a broken file's error naming the file."""
+    try:
+        return read(content)
+    except ModelFileError as e:
+        raise ModelFileError(f"{os.fspath(path)}: {e}") from None
 
 
 def open_model(path, reg_lambda=None, learning_rate=None, gamma=None):
@@ -80,12 +89,12 @@ def open_model(path, reg_lambda=None, learning_rate=None, gamma=None):
 
     kind, content = read_model_file(path)
     if kind == "teachgbt":
-        return from_dict(content)
+        return _named(path, from_dict, content)
     given = dict(reg_lambda=reg_lambda, learning_rate=learning_rate, gamma=gamma)
     try:
         if kind == "xgboost":
-            return from_xgboost(path, **given)
-        return from_lightgbm(path, **given)
+            return _named(path, lambda p: from_xgboost(p, **given), path)
+        return _named(path, lambda p: from_lightgbm(p, **given), path)
     except (KeyError, TypeError, IndexError, AttributeError) as e:
         raise ValueError(f"{os.fspath(path)}: a corrupted {kind} model ({e!r})") from None
 

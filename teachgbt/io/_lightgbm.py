@@ -31,6 +31,7 @@ import warnings
 
 import numpy as np
 
+from .._validate_model import check_imported_tree, check_model_counts
 from ..losses import sigmoid
 from ._common import ImportAssumptionWarning, Imported, make_tree, multiclass_order
 
@@ -212,6 +213,7 @@ def _tree(t, k, p, n_features, names, bias, zero_missing):
         G[:] = np.nan
     # a split's G is the sum of its leaves' G; children have larger ids than LightGBM parents
     # is not guaranteed, so walk from the leaves up
+    check_imported_tree(left, right, cols["feature"], leaf_value, n_features, f"tree {k}")
     order = _bfs(left, right)
     for i in order[::-1]:
         if left[i] >= 0:
@@ -320,6 +322,7 @@ def read_lightgbm(text, source="model file", classes=None, **given):
     if K != 1 and name != "multiclass":
         raise ValueError(f"this LightGBM {name} model has {K} trees a round: not supported")
     n_features = int(header.get("max_feature_idx", -1)) + 1
+    check_model_counts("LightGBM", n_features, K, len(trees))
     names = header.get("feature_names", "").split() or None
     if names is not None and len(names) != n_features:
         raise ValueError(f"{len(names)} feature names for {n_features} features")

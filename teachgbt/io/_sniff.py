@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 import os
 
-__all__ = ["KINDS", "read_model_file"]
+from .._files import read_bytes
+
+__all__ = ["KINDS", "MAX_FILE", "read_model_file", "parse_json", "kind_of_start"]
 
 KINDS = ("teachgbt", "xgboost", "lightgbm")
-_MAX_FILE = 2**31  # bytes; larger is not a tree model anyone teaches with
+MAX_FILE = 1 << 30  # bytes; larger is not a tree model anyone teaches with
 
 
 def read_model_file(path):
@@ -22,20 +24,10 @@ def read_model_file(path):
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(2, "no such file", path)
-    if os.path.isdir(path):
-        raise ValueError(f"{path} is a folder, not a model file")
-    if os.path.getsize(path) > _MAX_FILE:
-        raise ValueError(f"{path} is too large to be a model file")
-    with open(path, "rb") as f:
-        data = f.read()
+    data = read_bytes(path, MAX_FILE, "model file", lambda start: kind_of_start(path, start))
     if not data.strip():
         raise ValueError(f"{path} is empty: not a model file")
-    head = data.lstrip()[:64]
-    if (
-        head.startswith(b"{")
-        and len(head) > 1
-        and head[1:2] in (b"i", b"U", b"I", b"l", b"L", b"$", b"#")
-    ):
+    if kind_of_start(path, data) == "ubjson":
         from ._ubjson import loads
 
         try:
@@ -43,19 +35,36 @@ def read_model_file(path):
         except ValueError as e:
             raise ValueError(f"{path}: {e} (a truncated or corrupted .ubj file?)") from None
         return _json_kind(path, d), d
-    if head.startswith(b"{"):
-        try:
-            d = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise ValueError(
-                f"{path} is not valid JSON ({e}); a truncated or corrupted model file?"
-            ) from None
+    if kind_of_start(path, data) == "json":
+        d = parse_json(path, data)
         return _json_kind(path, d), d
+    try:
+        return "lightgbm", data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} looks like a LightGBM model but is not text") from None
+
+
+def parse_json(path, data):
+    """The JSON in ``data`` (bytes of the file ``path``), or one clear ValueError."""
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(
+            f"{path} is not valid JSON ({e}); a truncated or corrupted model file?"
+        ) from None
+    except RecursionError:  # Python's parser recurses once per level
+        raise ValueError(f"{path}: JSON nested too deep to be a model file") from None
+
+
+def kind_of_start(path, data):
+    """ "ubjson", "json" or "lightgbm" from a file's first bytes, or a ValueError."""
+    head = data.lstrip()[:64]
+    if head.startswith(b"{") and head[1:2] in (b"i", b"U", b"I", b"l", b"L", b"$", b"#"):
+        return "ubjson"
+    if head.startswith(b"{"):
+        return "json"
     if head.split(b"\n", 1)[0].strip() == b"tree":
-        try:
-            return "lightgbm", data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ValueError(f"{path} looks like a LightGBM model but is not text") from None
+        return "lightgbm"
     raise ValueError(
         f"{path} is not a model file teachgbt reads: expected a teachgbt or XGBoost JSON, "
         "an XGBoost .ubj or a LightGBM model .txt"

@@ -99,6 +99,12 @@ class _Reader:
                 self.fail("a typed container without a count")
         if m == b"#":
             n = self.count()
+            # every element takes at least one byte, except those of a zero-size type (null,
+            # true, false), which the count alone stands for: a count beyond the bytes
+            # that remain is a corrupted file either way (a 20-byte file must not ask for 2³¹)
+            if n > len(self.data) - self.pos:
+                self.fail(f"a count of {n} elements, more than the {len(self.data) - self.pos} "
+                          "bytes that remain")  # fmt: skip
             return kind, n, None
         return kind, n, m
 

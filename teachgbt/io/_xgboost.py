@@ -31,6 +31,7 @@ import warnings
 
 import numpy as np
 
+from .._validate_model import check_xgboost
 from ._common import ImportAssumptionWarning, Imported, make_tree, multiclass_order, unknown_count
 from ._common import warn_assumed as _warn_assumed
 
@@ -183,6 +184,7 @@ def read_xgboost(d, config=None, source="model file", classes=None, missing=math
         objective = learner["objective"]["name"]
     except (KeyError, TypeError) as e:
         raise ValueError(f"not a complete XGBoost model: it lacks {e}") from None
+    check_xgboost(learner)  # counts, links, features, leaf values: before anything uses them
     name = booster.get("name")
     if name != "gbtree":
         raise ValueError(

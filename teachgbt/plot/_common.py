@@ -11,6 +11,11 @@ POS, NEG = "#1f77b4", "#ff7f0e"  # y = 1 / y = 0, as the tree diagrams' leaf col
 MANY = 60  # more instances than this: draw quantile bands instead of one line each
 
 
+def literal(text):
+    """``text`` shown as written: a feature named ``$\\frac{$`` is not mathtext."""
+    return str(text).replace("$", r"\$")
+
+
 def axes(ax, figsize=(6.4, 4.2)):
     if ax is None:
         import matplotlib.pyplot as plt

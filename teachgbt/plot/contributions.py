@@ -10,7 +10,7 @@ from .._validation import check_instance
 from ..contributions import contributions as _contributions
 from ..contributions import largest
 from ..losses import sigmoid
-from ._common import axes, check_fitted, is_classifier
+from ._common import axes, check_fitted, is_classifier, literal
 
 __all__ = ["contributions"]
 
@@ -68,7 +68,7 @@ def contributions(model, x, ax=None, max_features=10, method="shap", class_=None
         if name in columns:
             xj = v[columns.index(name)]
             name = f"{name} = {'missing' if np.isnan(xj) else format_number(xj, VALUE_DECIMALS)}"
-        labels.append(name)
+        labels.append(literal(name))
     labels.append("margin")
 
     ax = axes(ax, figsize=(7.5, max(3.0, 0.42 * len(labels) + 1.4)))

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from .._format import format_number
-from ._common import axes, check_fitted
+from ._common import axes, check_fitted, literal
 
 __all__ = ["importance", "importance_values"]
 
@@ -59,7 +59,7 @@ def importance(model, kind="gain", ax=None, max_features=20, class_=None):
     ``class_`` (K ≥ 3 classes): of that class's trees only."""
     s = importance_values(model, kind, class_).sort_values(ascending=True).tail(max_features)
     ax = axes(ax, figsize=(6.4, max(2.5, 0.35 * len(s) + 1.2)))
-    ax.barh(s.index, s.to_numpy(), color="#1f77b4", label=kind)
+    ax.barh([literal(n) for n in s.index], s.to_numpy(), color="#1f77b4", label=kind)
     for yi, v in enumerate(s.to_numpy()):
         ax.annotate(
             format_number(v, LABEL_DECIMALS),

@@ -7,7 +7,7 @@ import copy
 import numpy as np
 import pandas as pd
 
-from ._common import axes, check_fitted, is_classifier
+from ._common import axes, check_fitted, is_classifier, literal
 
 __all__ = ["staircase", "compare_fits"]
 
@@ -90,7 +90,7 @@ def staircase(model, X, y, rounds=None, ax=None):
             lw=1.8,
             label="base_score only" if r == 0 else f"after {r} round{'s' * (r != 1)}",
         )
-    ax.set_xlabel(name)
+    ax.set_xlabel(literal(name))
     ax.set_ylabel("P(y = 1)" if is_classifier(model) else "prediction")
     ax.set_title("The model is a step function; more rounds, more steps")
     ax.legend(
@@ -169,7 +169,7 @@ def compare_fits(models, X, y, labels=None, ax=None):
             color=palette[j % len(palette)],
             label=f"{lab} ({n_steps} step{'' if n_steps == 1 else 's'})",
         )
-    ax.set_xlabel(name)
+    ax.set_xlabel(literal(name))
     ax.set_ylabel("P(y = 1)" if clf else "prediction")
     ax.set_title("Simple or predictive? One data set, several fits")
     ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.13), frameon=False)

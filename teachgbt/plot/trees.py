@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import formulas
 from .._format import format_number, format_rule
-from ._common import axes, check_fitted, integer_ticks
+from ._common import axes, check_fitted, integer_ticks, literal
 
 __all__ = ["split_scan", "structure_score"]
 
@@ -92,6 +92,7 @@ def split_scan(model, t, node, feature, ax=None, class_=None):
     ax.axhline(0.0, color="grey", lw=0.8)
     chosen = rows[rows["chosen"]]
     split_feature = tree.feature_name(int(tree.feature[node])) if tree.feature[node] >= 0 else None
+    name, split_feature = literal(name), split_feature and literal(split_feature)  # shown as is
     if len(chosen):
         c = chosen.iloc[0]
         (hc,) = ax.plot(

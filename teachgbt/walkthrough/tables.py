@@ -59,14 +59,15 @@ class Walkthrough:
             out.update(self.comparison.tables())
         return out
 
-    def save(self, out_dir, pictures=True, precision=6):
+    def save(self, out_dir, pictures=True, precision=6, force=False):
         """Write every table as ``<name>.csv`` (numbers to ``precision`` significant digits)
         and the text as ``walkthrough.txt`` into ``out_dir`` (created if needed); with
         ``pictures``, also ``walkthrough.html`` and ``explorer.html`` (pages to open in a
         browser), each round's tree (``tree_<k>.svg`` and ``.png``), the whole model
-        (``model.png``) and the plots of the probabilities and residuals per epoch.
+        (``model.png``) and the plots of the probabilities and residuals per epoch. A file
+        of the user's already in ``out_dir`` is kept (an error names it) unless ``force``.
         Returns the paths written."""
-        return files.save(self, out_dir, pictures, precision)
+        return files.save(self, out_dir, pictures, precision, force)
 
     def text(self):
         """The walkthrough as plain text, in the tutorial's order."""

@@ -1,0 +1,93 @@
+"""Crafted model files, made from a valid one: each breaks one thing the readers must
+check (see tests/test_safety_models.py). ``CASES[name] = (mutate(dict), words the
+error must contain)``; the mutation changes the first tree of a teachgbt model dict."""
+
+from __future__ import annotations
+
+import struct
+
+
+def _tree(d, k=0):
+    return d["trees"][k]
+
+
+def _set(key, i, v, k=0):
+    def mutate(d):
+        _tree(d, k)[key][i] = v
+
+    return mutate
+
+
+def _all(key, v):
+    def mutate(d):
+        t = _tree(d)
+        t[key] = [v] * len(t[key])
+
+    return mutate
+
+
+def _cycle(d):
+    t = _tree(d)  # a split's child points back up at its parent
+    child = t["left"][0]
+    t["left"][child], t["right"][child] = 0, t["right"][child]
+    t["feature"][child] = max(t["feature"][child], 0)
+
+
+def _self_link(d):
+    t = _tree(d)
+    i = t["left"][0]
+    t["feature"][i] = 0
+    t["left"][i] = i
+    t["right"][i] = i
+    t["threshold"][i] = 0.0
+
+
+def _parent_cycle(d):
+    t = _tree(d)
+    t["parent"][0] = t["left"][0]
+
+
+def _short_array(d):
+    _tree(d)["right"].pop()
+
+
+def _set_model(key, v):
+    def mutate(d):
+        d[key] = v
+
+    return mutate
+
+
+CASES = {
+    "child -5": (_set("left", 0, -5), "left child -5"),
+    "child 10**6": (_set("right", 0, 10**6), "right child 1000000"),
+    "child one past the end": (_set("left", 0, 7), "left child 7"),
+    "feature 10**9": (_set("feature", 0, 10**9), "feature 1000000000"),
+    "feature one past the end": (_set("feature", 0, 3), "feature 3"),
+    "feature -7": (_set("feature", 0, -7), "feature -7"),
+    "child cycle": (_cycle, "cycle"),
+    "self-link": (_self_link, "itself"),
+    "depth 2e9": (_set("depth", 3, 2 * 10**9), "depth"),
+    "all depths 0": (_all("depth", 0), "depth"),
+    "parent cycle": (_parent_cycle, "parent"),
+    "arrays of different lengths": (_short_array, "entries"),
+    "leaf value NaN": (_set("value", 3, float("nan")), "leaf value"),
+    "leaf value inf": (_set("value", 3, float("inf")), "leaf value"),
+    "threshold NaN": (_set("threshold", 0, float("nan")), "threshold"),
+    "child 1.5": (_set("left", 0, 1.5), "not a node"),
+    "child text": (_set("left", 0, "1"), "not a whole number"),
+    "count 10**30": (_set("n", 0, 10**30), "n holds"),
+    "G text": (_set("G", 0, "x"), "G holds"),
+    "class 10**6": (lambda d: _tree(d).update({"class": 10**6}), "class"),
+    "feature_names short": (lambda d: _tree(d).update({"feature_names": ["a"]}), "feature_names"),
+    "learning_rate text": (lambda d: _tree(d).update({"learning_rate": "x"}), "learning_rate"),
+    "best_iteration -3": (_set_model("best_iteration", -3), "best_iteration"),
+    "best_iteration 10**9": (_set_model("best_iteration", 10**9), "best_iteration"),
+    "n_features 10**12": (_set_model("n_features_in", 10**12), "n_features_in"),
+    "base_score NaN": (_set_model("base_score", float("nan")), "base_score"),
+}
+
+
+def ubjson_bomb():
+    """20 bytes: an array of 2³¹ nulls, declared by a typed count with no data."""
+    return b"{" + b"L" + struct.pack(">q", 1) + b"x" + b"[$Z#l" + struct.pack(">i", 2**31 - 1)

@@ -1,0 +1,164 @@
+"""Inputs that used to be accepted and should not be, messages that say the real column,
+row and fix, and trees of any depth (issue 22)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import teachgbt as tg
+from teachgbt.cli import main
+
+
+def _run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _refused(code, err, *words):
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    for w in words:
+        assert w in err, err
+
+
+@pytest.fixture
+def model(tmp_path):
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(40, 3)), columns=["a", "b", "c"])
+    y = (X["a"] > 0).astype(int)
+    path = tmp_path / "m.json"
+    tg.BoostingClassifier(n_estimators=2, max_depth=2).fit(X, y).save(path)
+    return path
+
+
+# ------------------------------------------------------------------ CSV
+def test_thousands_separators_are_refused_with_the_fix_then_read(tmp_path, capsys):
+    data = tmp_path / "d.csv"
+    data.write_text('price,b,y\n"1,234",2,0\n"2,345",3,1\n"3,456",1,0\n"14,567",5,1\n')
+    code, _, err = _run(capsys, "train", data, "--target", "y", "--model", tmp_path / "m.json")
+    _refused(code, err, "'price'", "1,234", "--thousands ,", "--decimal ,")
+    assert not (tmp_path / "m.json").exists()
+    code, out, err = _run(capsys, "train", data, "--target", "y", "--model", tmp_path / "m.json",
+                          "--thousands", ",", "--n-estimators", "2")  # fmt: skip
+    assert code == 0, err
+    assert "one-hot" not in out and "2 features" in out  # price is one number column
+
+
+def test_decimal_commas_read_with_decimal_and_sep(tmp_path, capsys):
+    data = tmp_path / "d.csv"
+    data.write_text("x;y\n0,5;1,5\n1,5;2,5\n2,5;3,5\n3,5;4,5\n")
+    model = tmp_path / "m.json"
+    argv = ["train", data, "--target", "y", "--model", model, "--n-estimators", "1",
+            "--learning-rate", "1", "--max-depth", "1", "--reg-lambda", "0"]  # fmt: skip
+    code, _, err = _run(capsys, *argv, "--sep", ";", "--decimal", ",")
+    assert code == 0, err
+    m = tg.load(model)
+    # one split between 1.5 and 2.5 (numbers, not categories); the leaves are the means
+    assert m.trees_[0].feature_names == ["x"]
+    assert np.allclose(m.predict(pd.DataFrame({"x": [0.5, 3.5]})), [2.0, 4.0])
+    code, _, err = _run(capsys, *argv, "--sep", ";")
+    _refused(code, err, "'x'", "--decimal ,")
+
+
+def test_a_column_named_twice_is_refused(tmp_path, capsys):
+    data = tmp_path / "d.csv"
+    data.write_text("a,b,y,y\n1,2,0,0\n2,3,1,1\n3,1,0,0\n4,4,1,1\n")
+    code, _, err = _run(capsys, "train", data, "--target", "y", "--model", tmp_path / "m.json")
+    _refused(code, err, "'y' twice")
+
+
+def test_a_huge_cell_is_shown_cut(model, tmp_path, capsys):
+    data = tmp_path / "d.csv"
+    pd.DataFrame({"a": ["7" * 20 + "x" * 200_000, "1", "2"], "b": [1, 2, 3], "c": [1, 2, 3]}
+                 ).to_csv(data, index=False)  # fmt: skip
+    code, _, err = _run(capsys, "predict", model, data)
+    _refused(code, err, "column 'a', row 0", "...")
+    assert len(err) < 400
+
+
+def test_an_inf_is_named_by_its_column_and_row_of_the_file(model, tmp_path, capsys):
+    data = tmp_path / "d.csv"
+    data.write_text("a,b,c\n1,2,3\n4,inf,6\n")
+    code, _, err = _run(capsys, "explain", model, "--data", data, "--row", 1)
+    _refused(code, err, "column 'b', row 1")
+
+
+# ------------------------------------------------------------------ NaN models
+@pytest.mark.parametrize(
+    "params, words",
+    [
+        (dict(learning_rate=float("inf")), "learning_rate=inf"),
+        (dict(learning_rate=1e300), "learning_rate=1e+300"),
+        (dict(base_score=float("nan")), "base_score=nan"),
+        (dict(base_score=float("inf")), "base_score=inf"),
+    ],
+)
+@pytest.mark.parametrize("Est", [tg.BoostingRegressor, tg.BoostingClassifier])
+def test_parameters_that_make_nan_models_are_refused(Est, params, words):
+    X = np.arange(20.0).reshape(-1, 1)
+    y = (np.arange(20) > 9).astype(int)
+    with pytest.raises(ValueError, match="would make the model predict NaN") as e:
+        Est(n_estimators=2, **params).fit(X, y)
+    assert words in str(e.value)
+
+
+def test_a_target_beyond_float32_is_refused(tmp_path, capsys):
+    X = np.arange(10.0).reshape(-1, 1)
+    with pytest.raises(ValueError, match="beyond float32's range") as e:
+        tg.BoostingRegressor(n_estimators=2).fit(X, np.arange(10.0) * 1e38)
+    assert "row 4" in str(e.value)  # the first of them: 4e38
+    data = tmp_path / "d.csv"
+    pd.DataFrame({"a": np.arange(10.0), "y": np.arange(10.0) * 1e38}).to_csv(data, index=False)
+    code, _, err = _run(capsys, "train", data, "--target", "y", "--model", tmp_path / "m.json")
+    _refused(code, err, "beyond float32")
+    code, _, err = _run(capsys, "train", data, "--target", "y", "--model", tmp_path / "m.json",
+                        "--learning-rate", "inf")  # fmt: skip
+    _refused(code, err, "learning_rate=inf")
+
+
+# ------------------------------------------------------------------ shown literally
+def test_feature_names_are_shown_literally_not_as_mathtext(tmp_path):
+    X = pd.DataFrame({"$\\frac{$": [1.0, 2.0, 3.0, 4.0], "b": [2.0, 3.0, 1.0, 4.0]})
+    y = np.array([0, 1, 0, 1])
+    m = tg.BoostingClassifier(n_estimators=2, max_depth=1, min_child_weight=0).fit(X, y)
+    m.trees_[0].draw(engine="matplotlib").save(tmp_path / "t.png")
+    ax = tg.plot.importance(m)
+    ax.figure.savefig(tmp_path / "imp.png")  # a mathtext parse error would raise here
+    assert (tmp_path / "t.png").stat().st_size > 0
+    ax = tg.plot.split_scan(m, 1, 0, "$\\frac{$")
+    ax.figure.savefig(tmp_path / "scan.png")
+
+
+# ------------------------------------------------------------------ deep trees
+def _chain(depth):
+    """A tree of ``depth`` levels: split k sends x < k to a leaf of value k, else deeper."""
+    from teachgbt.tree import TreeBuilder
+
+    b = TreeBuilder()
+    node = b.add_node(-1, 0, 1, 0.0, 1.0, 0.0, 0.0)
+    for k in range(depth):
+        leaf = b.add_node(node, k + 1, 1, 0.0, 1.0, float(k), float(k))
+        nxt = b.add_node(node, k + 1, 1, 0.0, 1.0, float(k + 1), float(k + 1))
+        b.split(node, 0, float(k), True, leaf, nxt, 0.0, 0.0)
+        node = nxt
+    return b.build(1, ["x"])
+
+
+def test_trees_of_any_depth_explain_print_and_refuse_pictures_clearly(tmp_path):
+    tree = _chain(3000)
+    m = tg.BoostingRegressor.from_trees([tree], base_score=0.0)
+    x = pd.DataFrame({"x": [2999.5]})
+    assert m.predict(x)[0] == 3000.0
+    ex = tg.explain.prediction(m, x)
+    assert "feature contributions to the margin (SHAP)" in str(ex)
+    contrib = tg.explain.contributions(m, x).iloc[0]
+    assert contrib.sum() == pytest.approx(3000.0)  # bias + x's share: the margin
+    assert len(str(tree).splitlines()) > 6000  # the text diagram: every node
+    assert tree.to_dot().count("->") == 6000
+    with pytest.raises(ValueError, match="3000 levels deep; pictures are drawn for trees up to"):
+        tree.draw(engine="matplotlib").save(tmp_path / "t.png")
+    m.save(tmp_path / "deep.json")
+    assert tg.load(tmp_path / "deep.json").predict(x)[0] == 3000.0
