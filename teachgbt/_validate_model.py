@@ -18,6 +18,8 @@ import numbers
 
 import numpy as np
 
+from . import routing
+
 __all__ = [
     "ModelFileError",
     "MAX_FEATURES",
@@ -32,7 +34,7 @@ __all__ = [
 MAX_FEATURES = 1 << 20  # a million features: more is a corrupted count (every view lists them)
 MAX_DEPTH = 100_000  # no trained tree is this deep; a file saying so is corrupted
 _SHOWN = 80  # characters of a value a message shows
-_STATS = ("G", "H", "weight", "gain", "loss_chg")  # per-node numbers besides the routing
+_STATS = ("G", "H", "weight", "gain", "loss_chg", "cover")  # per-node numbers besides the routing
 
 
 class ModelFileError(ValueError):
@@ -162,7 +164,8 @@ def check_tree(d, n_features, where="the tree", leaf_marker="negative"):
             raise ModelFileError(f"{where}: {k} is not a list")
     n = len(d["feature"])
     for k, v in d.items():
-        if isinstance(v, (list, tuple, np.ndarray)) and k != "feature_names" and len(v) != n:
+        per_node = k not in ("feature_names", "zero_missing")  # those are per feature
+        if isinstance(v, (list, tuple, np.ndarray)) and per_node and len(v) != n:
             raise ModelFileError(f"{where}: {k} has {len(v)} entries for {n} nodes")
     ints = {k: _ints(v, k, where) for k, v in arrays.items()}
     feature = ints["feature"]
@@ -212,6 +215,7 @@ def check_tree(d, n_features, where="the tree", leaf_marker="negative"):
             _floats(d[k], k, where)
     if "n" in d:
         _ints([-1 if v is None else v for v in d["n"]], "n", where)
+    _check_routing(d, n_features, where)
     extra = d.get("extra") or {}
     if not isinstance(extra, dict):
         raise ModelFileError(f"{where}: extra is not an object")
@@ -220,6 +224,26 @@ def check_tree(d, n_features, where="the tree", leaf_marker="negative"):
             raise ModelFileError(f"{where}: extra column {shorten(k)} has not one entry per node")
 
     return depth
+
+
+def _check_routing(d, n_features, where):
+    """The tree's comparison (``routing``): a known rule, a number or null for the missing
+    marker, and features (not nodes) whose 0 is read as missing."""
+    rule = d.get("rule", routing.DEFAULT_RULE)
+    if rule not in routing.RULES:
+        raise ModelFileError(f"{where}: rule {shorten(rule)} is not one of {sorted(routing.RULES)}")
+    missing = d.get("missing")
+    if missing is not None and (isinstance(missing, bool) or not isinstance(missing, (int, float))):
+        raise ModelFileError(f"{where}: missing is {shorten(missing)}, not a number or null")
+    zero = d.get("zero_missing", [])
+    if not isinstance(zero, list):
+        raise ModelFileError(f"{where}: zero_missing is not a list of features")
+    bad = [j for j in _ints(zero, "zero_missing", where) if not 0 <= j < n_features]
+    if bad:
+        raise ModelFileError(
+            f"{where}: zero_missing names feature {bad[0]}, but the model has {n_features} "
+            f"features (0 to {n_features - 1})"
+        )
 
 
 def check_values(threshold, value, split, where="the tree"):

@@ -32,6 +32,7 @@ from . import _kernels, routing
 from ._validation import check_is_fitted
 
 __all__ = [
+    "SHAP_MAX_DEPTH",
     "contributions",
     "expected_values",
     "expected_value_given",
@@ -53,6 +54,9 @@ BLOCK_ELEMENTS = 1 << 22
 # tree_shap: paths on more distinct features than this are not coded as bit patterns
 # (a code leaf·2^S must fit in 64 bits); each leaf's values are then computed directly
 MAX_PATTERN_BITS = 30
+# TreeSHAP's cost grows with the cube of a path's length (a depth-100 tree takes seconds a
+# row, depth 256 minutes): deeper trees are refused by name; the path method has no bound
+SHAP_MAX_DEPTH = 100
 
 
 # ------------------------------------------------------------------ expected values
@@ -344,8 +348,15 @@ def contributions(model, X, method="shap", class_=None):
     if method not in METHODS:
         raise ValueError(f"method={method!r}; use one of {list(METHODS)}")
     index = X.index if isinstance(X, pd.DataFrame) else None
-    X = model._validate_X_predict(X)
+    X, _ = model.model_.check_X(X)
     trees, base_margin = _trees_of_class(model, class_)
+    deepest = max((tree.max_depth for tree in trees), default=0)
+    if method == "shap" and deepest > SHAP_MAX_DEPTH:
+        raise ValueError(
+            f"a tree of this model is {deepest} levels deep; TreeSHAP here follows trees up "
+            f"to {SHAP_MAX_DEPTH} levels (its cost grows with the cube of the depth). "
+            "method='path' works at any depth"
+        )
     per_tree = tree_shap if method == "shap" else path_contributions
     phi = np.zeros(X.shape)
     bias = base_margin

@@ -362,6 +362,12 @@ PREDICTION_FEATURES = 5
 
 def _contribution_lines(model, v, p, class_=None):
     """The short "feature contributions" block of ``prediction``: SHAP values, largest first."""
+    deepest = max((tree.max_depth for tree in model.trees_), default=0)
+    if deepest > _contributions.SHAP_MAX_DEPTH:
+        return [
+            f"feature contributions (SHAP): not computed for a tree {deepest} levels deep "
+            f"(TreeSHAP follows up to {_contributions.SHAP_MAX_DEPTH})"
+        ]
     row = contributions(model, v.reshape(1, -1), class_=class_).iloc[0]
     out = [f"feature contributions to the margin (SHAP): bias = {number(row['bias'], p)}"]
     names = list(row.index[:-1])

@@ -18,9 +18,10 @@ from teachgbt.tree import Tree, TreeBuilder
 PACKAGE = Path(tg.__file__).resolve().parent
 
 # where a comparison with a threshold may be written: the rule and its compiled twin; the
-# histogram trainer's bin table says which *bins* go left (a bin's cut against t), not rows
+# histogram trainers (one machine, and a Dask worker's shard) say which *bins* go left (a
+# bin's cut against t), not rows
 RULE_HOMES = {"routing.py", "_tree_numba.py"}
-BIN_TABLE = {"engine/hist.py"}
+BIN_TABLE = {"engine/hist.py", "dask/shard.py"}
 
 
 def test_the_direction_rule_is_written_in_one_place():
@@ -148,7 +149,7 @@ def test_rule_and_cover_are_saved_and_old_files_read_as_xgboost():
     old_tree = Tree.from_dict(old)
     assert old_tree.rule == "xgboost"
     np.testing.assert_array_equal(old_tree.cover, old_tree.H)
-    with pytest.raises(ValueError, match="unknown routing rule 'lgbm'"):
+    with pytest.raises(ValueError, match="rule 'lgbm' is not one of"):
         Tree.from_dict({**tree.to_dict(), "rule": "lgbm"})
 
 

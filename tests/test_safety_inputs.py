@@ -153,9 +153,11 @@ def test_trees_of_any_depth_explain_print_and_refuse_pictures_clearly(tmp_path):
     x = pd.DataFrame({"x": [2999.5]})
     assert m.predict(x)[0] == 3000.0
     ex = tg.explain.prediction(m, x)
-    assert "feature contributions to the margin (SHAP)" in str(ex)
-    contrib = tg.explain.contributions(m, x).iloc[0]
-    assert contrib.sum() == pytest.approx(3000.0)  # bias + x's share: the margin
+    assert "not computed for a tree 3000 levels deep" in str(ex)
+    with pytest.raises(ValueError, match="3000 levels deep; TreeSHAP here follows trees up to"):
+        tg.explain.contributions(m, x)
+    path = tg.explain.contributions(m, x, method="path").iloc[0]
+    assert path.sum() == pytest.approx(3000.0)  # bias + x's share: the margin
     assert len(str(tree).splitlines()) > 6000  # the text diagram: every node
     assert tree.to_dot().count("->") == 6000
     with pytest.raises(ValueError, match="3000 levels deep; pictures are drawn for trees up to"):
