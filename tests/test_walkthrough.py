@@ -322,7 +322,9 @@ def test_cli_passes_precision_to_save(tmp_path, monkeypatch, capsys):
 
     seen = {}
     monkeypatch.setattr(
-        Walkthrough, "save", lambda self, out, precision=6: seen.update(p=precision) or []
+        Walkthrough,
+        "save",
+        lambda self, out, precision=6, force=False: seen.update(p=precision) or [],
     )
     argv = ["walkthrough", "troll2", "--out", str(tmp_path / "o"), "--precision", "3"]
     assert cli.main(argv) in (0, None)
