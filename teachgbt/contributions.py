@@ -348,7 +348,7 @@ def contributions(model, X, method="shap", class_=None):
     if method not in METHODS:
         raise ValueError(f"method={method!r}; use one of {list(METHODS)}")
     index = X.index if isinstance(X, pd.DataFrame) else None
-    X, _ = model.model_.check_X(X)
+    X, _ = model.model_.check_X(X, owner=type(model).__name__)
     trees, base_margin = _trees_of_class(model, class_)
     deepest = max((tree.max_depth for tree in trees), default=0)
     if method == "shap" and deepest > SHAP_MAX_DEPTH:

@@ -156,13 +156,7 @@ class _Boosting(_Base):
                     )
                 X = X[[c for c in X.columns if str(c) in expected]]
                 X = X[sorted(X.columns, key=lambda c: expected.index(str(c)))]
-        X32, _ = self.model_.check_X(X, what)
-        if X32.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"{what} has {X32.shape[1]} features, but {type(self).__name__} is expecting "
-                f"{self.n_features_in_} features as input (it was fitted with "
-                f"{self.n_features_in_})"
-            )
+        X32, _ = self.model_.check_X(X, what, type(self).__name__)
         return X32
 
     # ------------------------------------------------------------ fitting

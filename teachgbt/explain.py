@@ -113,7 +113,8 @@ def leaf(model, t, node, precision=3, *, class_=None):
     elif clf:
         ex.notes.append(
             f"This is log-odds, not a probability: the leaf moves the margin by "
-            f"{number(value, p)} (alone, σ({number(value, p)}) = {number(sigmoid(value), p)})"
+            f"{number(value, p)}; a row's probability is σ of its whole margin (F0 plus "
+            "every tree's step)"
         )
     ex.value = w
     ex.values.update(weight=w, value=value, learning_rate=eta)

@@ -232,12 +232,19 @@ class Model:
         k = self.check_class(class_)
         return float(np.asarray(self.base_margin, dtype=np.float64).reshape(-1)[k])
 
-    def check_X(self, X, what="X"):
+    def check_X(self, X, what="X", owner="the model"):
         """``X`` validated and in the precision the trees read it: float32, or float64 when a
         tree compares float64 values (LightGBM, HistGradientBoosting), where finite values
-        beyond float32 are numbers too. Returns (matrix, feature names or None)."""
+        beyond float32 are numbers too. Returns (matrix, feature names or None).
+        ``owner`` names who expects the model's features in the error for a wrong count."""
         trees = self.trees
-        return check_X(X, what, routing.input_dtype(trees), routing.takes_beyond_float32(trees))
+        X, names = check_X(X, what, routing.input_dtype(trees), routing.takes_beyond_float32(trees))
+        if X.shape[1] != self.n_features:
+            raise ValueError(
+                f"{what} has {X.shape[1]} features, but {owner} is expecting "
+                f"{self.n_features} features as input (it was fitted with {self.n_features})"
+            )
+        return X, names
 
     def margins(self, X, iteration_range=None):
         """Base margin + Σ η·f_t(x) over the rounds of ``iteration_range``, summed in the

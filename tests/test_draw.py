@@ -134,10 +134,8 @@ def test_troll2_labels_hold_the_numbers_of_the_data(troll):
         assert f"leaf {leaf}, n = {rows.sum()}" in text
         assert f"G = {format_number(G, 3)}, H = {format_number(H, 3)}" in text
         assert f"w* = {format_number(w, 3)}, η·w* = {format_number(0.8 * w, 3)}" in text
-        assert (
-            f"σ({format_number(0.8 * w, 3)}) = {format_number(1 / (1 + np.exp(-0.8 * w)), 3)}"
-            in text
-        )
+    # σ of one leaf's step is nobody's probability: no leaf shows one
+    assert "σ(" not in text
     # seed 004's leaf outputs, unrounded (DESIGN §5): 1.5, −0.75, −3
     assert {format_number(tree.weight[i], 3) for i in tree.leaves} == {"1.5", "-0.75", "-3"}
     assert "favorite_color_red < 0.5" in text  # names from the DataFrame
@@ -279,7 +277,7 @@ def test_model_view_shows_round0_and_chosen_rounds(troll, tmp_path):
     assert "base_score = 0.667 (a probability)" in src
     assert "margin = logit(0.667) = 0.693" in src
     assert "subgraph cluster_1" in src and "subgraph cluster_2" in src
-    assert "σ(" in src  # a classifier's leaves show probabilities
+    assert "σ(" not in src  # a leaf's step is log-odds, not a probability
     _check_png(d.save(tmp_path / "m.png"))
     ax = teachgbt.draw.plot_model(m, rounds=2)
     try:

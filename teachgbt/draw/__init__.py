@@ -13,8 +13,9 @@ Label options, shared by every function here:
 ``node_ids``
     print node ids, the ``leaf`` numbers of ``trace_.instances(t)``.
 ``proba``
-    leaves show σ(η·w*), the probability their value alone would give as a
-    margin (classifiers; the model-level functions set it themselves).
+    the legend says that a classifier's leaf values are log-odds steps (σ of one step
+    is nobody's probability: a row's is σ of its whole margin); the model-level
+    functions set it themselves.
 ``missing``
     edges say where missing values go.
 ``legend``
@@ -168,7 +169,7 @@ def _title(model, k, tree):
 def _model_parts(model, rounds, highlight, label_options):
     _check_model(model)
     kw = dict(label_options)
-    # σ(η·w*) of a leaf means something for log-odds only, not for one of K softmax margins
+    # the log-odds note fits one margin, not one of K softmax margins
     kw.setdefault("proba", bool(model.loss_.is_classification) and model.loss_.n_outputs == 1)
     opts = _opts(kw)
     rounds = _rounds(model, rounds)
@@ -210,7 +211,7 @@ def _model_scene(model, opts, rounds, trees, paths, titles):
 
 def draw_model(model, rounds=None, highlight=None, engine="auto", **label_options):
     """One diagram of a fitted model: round 0 (base_score and its margin), then the trees of
-    ``rounds`` (1-based; default the first three). Classifier leaves show σ(η·w*)."""
+    ``rounds`` (1-based; default the first three)."""
     opts, rounds, trees, paths, titles = _model_parts(model, rounds, highlight, label_options)
     source = _dot.model_to_dot(
         trees, rounds, _dot.round0_text(model, opts.precision), opts, paths, titles

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._format import format_number, format_threshold, split_rule
-from ..losses import sigmoid
 
 __all__ = [
     "FIELDS",
@@ -42,9 +41,8 @@ class LabelOptions:
     ``fields``: any of ``FIELDS`` (``"cover"`` is an alias of ``"H"``);
     ``precision``: decimals of every statistic (thresholds are always exact);
     ``node_ids``: print node ids (they are the ``leaf`` numbers of the trace
-    tables); ``proba``: on leaves, the probability σ(η·w*) that the leaf's
-    value alone would give as a margin (classifiers: leaf values are
-    log-odds); ``missing``: say on the edges where missing values go.
+    tables); ``proba``: the legend says a classifier's leaf values are log-odds
+    steps, not probabilities; ``missing``: say on the edges where missing values go.
     """
 
     fields: tuple = DEFAULT_FIELDS
@@ -145,9 +143,6 @@ def node_label(tree, i, opts):
         if "value" in want:
             out.append(f"η·w* = {format_number(tree.value[i], p)}")
         lines.extend(_pairs(out))
-        if "proba" in want and opts.proba:
-            v = float(tree.value[i])
-            lines.append(f"σ({format_number(v, p)}) = {format_number(sigmoid(v), p)}")
     return NodeLabel(i, leaf, title, lines)
 
 
@@ -195,7 +190,13 @@ def legend_lines(tree, opts):
             else:
                 parts.append("gain = ½[G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ)] − gamma/2")
         if "loss_chg" in want:
-            parts.append("loss_chg = XGBoost's gain (no ½, no gamma)")
+            if gbdt:
+                parts.append("loss_chg = that drop itself (no ½, no gamma)")
+            else:
+                parts.append("loss_chg = XGBoost's gain (no ½, no gamma)")
+        if gbdt and "gain" in want and "p(1-p)_sum" in tree.extra:
+            # a student recomputes the gain from n: the residual tree's h is 1 per row
+            parts.append("the gain's H is n (h = 1 per row); Σ p(1−p) divides only w*")
         out.append("; ".join(parts))
         if "gain" in want and (tree.gain[splits] < 0).any():
             out.append("gain < 0: a split stays only above a split that is kept (pruned bottom-up)")
@@ -209,7 +210,8 @@ def legend_lines(tree, opts):
                 f"{format_number(tree.learning_rate, 6)})"
             )
         if "proba" in want and opts.proba:
-            parts.append("σ(η·w*): that margin as a probability")
+            # σ of one leaf's step is nobody's probability: a row's is σ of its whole margin
+            parts.append("η·w* moves the log-odds; a row's probability is σ of its whole margin")
         if parts:
             out.append("; ".join(parts))
     return out

@@ -167,10 +167,10 @@ def start_text(w):
             f"  p0 = sigmoid(F0) = 1 / (1 + e^-{fmt(s['F0'])}) = {fmt(s['p0'])}"
             f"  (= {n_pos}/{n_pos + n_neg}, the positive rate)",
             wrap(
-                "Why the log(odds): F0 is the constant gamma that makes the total cross "
-                "entropy sum of -[y log p + (1 - y) log(1 - p)], p = sigmoid(gamma), "
-                "smallest. Its derivative with respect to gamma is sum of (p - y), zero "
-                f"when p = {n_pos}/{n_pos + n_neg}, the positive rate; so gamma = "
+                "Why the log(odds): F0 is the constant c that makes the total cross "
+                "entropy sum of -[y log p + (1 - y) log(1 - p)], p = sigmoid(c), "
+                "smallest. Its derivative with respect to c is sum of (p - y), zero "
+                f"when p = {n_pos}/{n_pos + n_neg}, the positive rate; so F0 = c = "
                 f"log(p / (1 - p)) = log({n_pos} / {n_neg})."
             ),
             "  Every instance starts there: ep_0_pre = F0, ep_0_prob = p0.",
@@ -180,9 +180,9 @@ def start_text(w):
         "Step 1: initial prediction F0 = the mean of y",
         f"  F0 = sum of y / n = {fmt(s['sum_y'])} / {n} = {fmt(s['F0'])}",
         wrap(
-            "Why the mean: F0 is the constant gamma that makes the squared error sum of "
-            "(1/2)(y - gamma)^2 smallest; its derivative sum of (gamma - y) is zero when "
-            "gamma is the mean of y."
+            "Why the mean: F0 is the constant c that makes the squared error sum of "
+            "(1/2)(y - c)^2 smallest; its derivative sum of (c - y) is zero when "
+            "c is the mean of y."
         ),
         "  Every instance starts there: ep_0_pre = F0.",
     ]
