@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -103,7 +104,7 @@ def write_atomic(path, write, binary=False):
             "another name)"
         )
     tmp = _stage(path, target, write, binary)
-    try:
+    with _removed_on_failure(tmp, path):
         if st is not None:
             os.chmod(tmp, stat.S_IMODE(st.st_mode))
             if hasattr(os, "chown") and os.geteuid() == 0:  # root keeps the owner too
@@ -117,13 +118,21 @@ def write_atomic(path, write, binary=False):
             os.unlink(tmp)
         else:
             os.replace(tmp, target)
+    return path
+
+
+@contextlib.contextmanager
+def _removed_on_failure(tmp, path):
+    """Whatever fails (a full disk, Ctrl-C) leaves no temporary file behind, and an OS
+    error names the path the user gave, not the temporary file."""
+    try:
+        yield
     except BaseException as e:
         if os.path.exists(tmp):
             os.unlink(tmp)
         if isinstance(e, OSError) and not isinstance(e, OutputError):
             raise _failed(path, e) from None
         raise
-    return path
 
 
 def _stage(path, target, write, binary):
@@ -134,19 +143,13 @@ def _stage(path, target, write, binary):
         )
     except OSError as e:
         raise _failed(path, e) from None
-    try:
+    with _removed_on_failure(tmp, path):
         if binary:
             f = os.fdopen(fd, "wb")
         else:
             f = os.fdopen(fd, "w", encoding="utf-8", newline="")
         with f:
             write(f)
-    except BaseException as e:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        if isinstance(e, OSError) and not isinstance(e, OutputError):
-            raise _failed(path, e) from None
-        raise
     return tmp
 
 
