@@ -95,3 +95,20 @@ CASES = {
 def ubjson_bomb():
     """20 bytes: an array of 2³¹ nulls, declared by a typed count with no data."""
     return b"{" + b"L" + struct.pack(">q", 1) + b"x" + b"[$Z#l" + struct.pack(">i", 2**31 - 1)
+
+
+def run_cli(capsys, *argv):
+    """``teachgbt ARGV`` in this process: (exit code, stdout, stderr)."""
+    from teachgbt.cli import main
+
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def refused(code, err, *words):
+    """A refusal as the CLI promises one: exit 2, one line, no traceback, naming ``words``."""
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    for w in words:
+        assert w in err, err

@@ -6,22 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from safety_corpus import refused, run_cli  # noqa: E402
 
 import teachgbt as tg
-from teachgbt.cli import main
-
-
-def _run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def _refused(code, err, *words):
-    assert code == 2, err
-    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
-    for w in words:
-        assert w in err, err
 
 
 @pytest.fixture
@@ -38,10 +25,10 @@ def model(tmp_path):
 def test_thousands_separators_are_refused_with_the_fix_then_read(tmp_path, capsys):
     data = tmp_path / "d.csv"
     data.write_text('price,b,y\n"1,234",2,0\n"2,345",3,1\n"3,456",1,0\n"14,567",5,1\n')
-    code, _, err = _run(capsys, "train", data, "--target", "y", "--model", tmp_path / "m.json")
-    _refused(code, err, "'price'", "1,234", "--thousands ,", "--decimal ,")
+    code, _, err = run_cli(capsys, "train", data, "--target", "y", "--model", tmp_path / "m.json")
+    refused(code, err, "'price'", "1,234", "--thousands ,", "--decimal ,")
     assert not (tmp_path / "m.json").exists()
-    code, out, err = _run(capsys, "train", data, "--target", "y", "--model", tmp_path / "m.json",
+    code, out, err = run_cli(capsys, "train", data, "--target", "y", "--model", tmp_path / "m.json",
                           "--thousands", ",", "--n-estimators", "2")  # fmt: skip
     assert code == 0, err
     assert "one-hot" not in out and "2 features" in out  # price is one number column
@@ -53,37 +40,37 @@ def test_decimal_commas_read_with_decimal_and_sep(tmp_path, capsys):
     model = tmp_path / "m.json"
     argv = ["train", data, "--target", "y", "--model", model, "--n-estimators", "1",
             "--learning-rate", "1", "--max-depth", "1", "--reg-lambda", "0"]  # fmt: skip
-    code, _, err = _run(capsys, *argv, "--sep", ";", "--decimal", ",")
+    code, _, err = run_cli(capsys, *argv, "--sep", ";", "--decimal", ",")
     assert code == 0, err
     m = tg.load(model)
     # one split between 1.5 and 2.5 (numbers, not categories); the leaves are the means
     assert m.trees_[0].feature_names == ["x"]
     assert np.allclose(m.predict(pd.DataFrame({"x": [0.5, 3.5]})), [2.0, 4.0])
-    code, _, err = _run(capsys, *argv, "--sep", ";")
-    _refused(code, err, "'x'", "--decimal ,")
+    code, _, err = run_cli(capsys, *argv, "--sep", ";")
+    refused(code, err, "'x'", "--decimal ,")
 
 
 def test_a_column_named_twice_is_refused(tmp_path, capsys):
     data = tmp_path / "d.csv"
     data.write_text("a,b,y,y\n1,2,0,0\n2,3,1,1\n3,1,0,0\n4,4,1,1\n")
-    code, _, err = _run(capsys, "train", data, "--target", "y", "--model", tmp_path / "m.json")
-    _refused(code, err, "'y' twice")
+    code, _, err = run_cli(capsys, "train", data, "--target", "y", "--model", tmp_path / "m.json")
+    refused(code, err, "'y' twice")
 
 
 def test_a_huge_cell_is_shown_cut(model, tmp_path, capsys):
     data = tmp_path / "d.csv"
     pd.DataFrame({"a": ["7" * 20 + "x" * 200_000, "1", "2"], "b": [1, 2, 3], "c": [1, 2, 3]}
                  ).to_csv(data, index=False)  # fmt: skip
-    code, _, err = _run(capsys, "predict", model, data)
-    _refused(code, err, "column 'a', row 0", "...")
+    code, _, err = run_cli(capsys, "predict", model, data)
+    refused(code, err, "column 'a', row 0", "...")
     assert len(err) < 400
 
 
 def test_an_inf_is_named_by_its_column_and_row_of_the_file(model, tmp_path, capsys):
     data = tmp_path / "d.csv"
     data.write_text("a,b,c\n1,2,3\n4,inf,6\n")
-    code, _, err = _run(capsys, "explain", model, "--data", data, "--row", 1)
-    _refused(code, err, "column 'b', row 1")
+    code, _, err = run_cli(capsys, "explain", model, "--data", data, "--row", 1)
+    refused(code, err, "column 'b', row 1")
 
 
 # ------------------------------------------------------------------ NaN models
@@ -112,11 +99,11 @@ def test_a_target_beyond_float32_is_refused(tmp_path, capsys):
     assert "row 4" in str(e.value)  # the first of them: 4e38
     data = tmp_path / "d.csv"
     pd.DataFrame({"a": np.arange(10.0), "y": np.arange(10.0) * 1e38}).to_csv(data, index=False)
-    code, _, err = _run(capsys, "train", data, "--target", "y", "--model", tmp_path / "m.json")
-    _refused(code, err, "beyond float32")
-    code, _, err = _run(capsys, "train", data, "--target", "y", "--model", tmp_path / "m.json",
+    code, _, err = run_cli(capsys, "train", data, "--target", "y", "--model", tmp_path / "m.json")
+    refused(code, err, "beyond float32")
+    code, _, err = run_cli(capsys, "train", data, "--target", "y", "--model", tmp_path / "m.json",
                         "--learning-rate", "inf")  # fmt: skip
-    _refused(code, err, "learning_rate=inf")
+    refused(code, err, "learning_rate=inf")
 
 
 # ------------------------------------------------------------------ shown literally

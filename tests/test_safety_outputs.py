@@ -19,10 +19,10 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+from safety_corpus import refused, run_cli  # noqa: E402
 
 import teachgbt as tg
 from teachgbt import _files
-from teachgbt.cli import main
 
 
 @pytest.fixture(scope="module")
@@ -34,19 +34,6 @@ def files(tmp_path_factory):
     X.assign(y=y).to_csv(d / "d.csv", index=False)
     tg.BoostingClassifier(n_estimators=2, max_depth=2).fit(X, y).save(d / "m.json")
     return d
-
-
-def _run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def _refused(code, err, *words):
-    assert code == 2, err
-    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
-    for w in words:
-        assert w in err, err
 
 
 def _no_temp_files(folder):
@@ -70,8 +57,8 @@ def test_an_output_that_is_an_input_is_refused_and_the_input_kept(files, tmp_pat
         ("draw", tmp_path / "hard.json", "--tree", 1, "--output", model),
     ]
     for argv in cases:
-        code, _, err = _run(capsys, *argv)
-        _refused(code, err, "would destroy the input")
+        code, _, err = run_cli(capsys, *argv)
+        refused(code, err, "would destroy the input")
     assert {p: p.read_bytes() for p in before} == before
 
 
@@ -82,7 +69,7 @@ def test_a_symlinked_output_writes_its_target_and_keeps_the_link(files, tmp_path
     os.chmod(target, 0o600)
     link = tmp_path / "link.csv"
     link.symlink_to(target)
-    code, _, err = _run(capsys, "predict", files / "m.json", files / "d.csv", "--output", link)
+    code, _, err = run_cli(capsys, "predict", files / "m.json", files / "d.csv", "--output", link)
     assert code == 0, err
     assert link.is_symlink() and target.read_text().startswith("prediction,")
     assert stat.S_IMODE(os.stat(target).st_mode) == 0o600  # a private file stays private
@@ -93,8 +80,8 @@ def test_a_read_only_output_is_refused_not_replaced(files, tmp_path, capsys):
     out = tmp_path / "keep.csv"
     out.write_text("mine")
     os.chmod(out, 0o444)
-    code, _, err = _run(capsys, "predict", files / "m.json", files / "d.csv", "--output", out)
-    _refused(code, err, str(out), "read-only")
+    code, _, err = run_cli(capsys, "predict", files / "m.json", files / "d.csv", "--output", out)
+    refused(code, err, str(out), "read-only")
     assert out.read_text() == "mine" and stat.S_IMODE(os.stat(out).st_mode) == 0o444
 
 
@@ -109,7 +96,7 @@ def test_a_fifo_output_is_written_into_not_replaced(files, tmp_path, capsys):
 
     reader = threading.Thread(target=read)
     reader.start()
-    code, _, err = _run(capsys, "predict", files / "m.json", files / "d.csv", "--output", fifo)
+    code, _, err = run_cli(capsys, "predict", files / "m.json", files / "d.csv", "--output", fifo)
     reader.join(10)
     assert code == 0, err
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)  # still a FIFO, not a regular file
@@ -118,10 +105,10 @@ def test_a_fifo_output_is_written_into_not_replaced(files, tmp_path, capsys):
 
 
 def test_dash_is_standard_output(files, capsys):
-    code, out, err = _run(capsys, "predict", files / "m.json", files / "d.csv", "--output", "-")
+    code, out, err = run_cli(capsys, "predict", files / "m.json", files / "d.csv", "--output", "-")
     assert code == 0, err
     assert out.startswith("prediction,") and len(out.splitlines()) == 41
-    code, out, _ = _run(capsys, "draw", files / "m.json", "--tree", 1, "--output", "-")
+    code, out, _ = run_cli(capsys, "draw", files / "m.json", "--tree", 1, "--output", "-")
     assert code == 0 and out.startswith("digraph")
 
 
@@ -156,17 +143,17 @@ def test_walkthrough_keeps_the_users_files_unless_forced(tmp_path, capsys):
     out = tmp_path / "wt"
     out.mkdir()
     (out / "walkthrough.txt").write_text("my notes")
-    code, _, err = _run(capsys, "walkthrough", "troll2", "--out", out)
-    _refused(code, err, "walkthrough.txt", "--force")
+    code, _, err = run_cli(capsys, "walkthrough", "troll2", "--out", out)
+    refused(code, err, "walkthrough.txt", "--force")
     assert (out / "walkthrough.txt").read_text() == "my notes"
     assert sorted(p.name for p in out.iterdir()) == ["walkthrough.txt"]  # nothing written
     (out / "walkthrough.txt").unlink()
-    assert _run(capsys, "walkthrough", "troll2", "--out", out)[0] == 0
-    assert _run(capsys, "walkthrough", "troll2", "--out", out)[0] == 0  # its own files: fine
+    assert run_cli(capsys, "walkthrough", "troll2", "--out", out)[0] == 0
+    assert run_cli(capsys, "walkthrough", "troll2", "--out", out)[0] == 0  # its own files: fine
     (out / "epochs.csv").write_text("edited")
-    code, _, err = _run(capsys, "walkthrough", "troll2", "--out", out)
-    _refused(code, err, "epochs.csv")
-    assert _run(capsys, "walkthrough", "troll2", "--out", out, "--force")[0] == 0
+    code, _, err = run_cli(capsys, "walkthrough", "troll2", "--out", out)
+    refused(code, err, "epochs.csv")
+    assert run_cli(capsys, "walkthrough", "troll2", "--out", out, "--force")[0] == 0
     assert (out / "epochs.csv").read_text() != "edited"
     _no_temp_files(out)
 
@@ -175,13 +162,13 @@ def test_lessons_never_write_through_a_link_out_of_the_folder(tmp_path, capsys):
     outside = tmp_path / "outside.txt"
     outside.write_text("not yours to touch")
     dest = tmp_path / "lessons"
-    assert _run(capsys, "lessons", dest)[0] == 0
+    assert run_cli(capsys, "lessons", dest)[0] == 0
     name = sorted(p.name for p in dest.glob("*.ipynb"))[0]
     (dest / name).unlink()
     (dest / name).symlink_to(outside)
-    code, _, err = _run(capsys, "lessons", dest)
-    _refused(code, err, name, "--force")
-    assert _run(capsys, "lessons", dest, "--force")[0] == 0
+    code, _, err = run_cli(capsys, "lessons", dest)
+    refused(code, err, name, "--force")
+    assert run_cli(capsys, "lessons", dest, "--force")[0] == 0
     assert outside.read_text() == "not yours to touch"
     assert not (dest / name).is_symlink() and (dest / name).stat().st_size > 100
 
