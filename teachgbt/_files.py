@@ -295,18 +295,12 @@ class FolderWriter:
                     raise OutputError(f"cannot write {p}: it is a folder")
                 os.unlink(p)  # the link itself, never what it points to
         tmp = _stage(p, p, write, binary)
-        try:
+        with _removed_on_failure(tmp, p):
             os.chmod(tmp, _NEW_FILE_MODE & ~_umask())
             digest = _digest(tmp)
             if interrupted.is_set():
                 raise KeyboardInterrupt
             os.replace(tmp, p)  # onto the name: a link there is replaced, not followed
-        except BaseException as e:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            if isinstance(e, OSError) and not isinstance(e, OutputError):
-                raise _failed(p, e) from None
-            raise
         self.ours[name] = digest
         self._save_manifest()
         return p
