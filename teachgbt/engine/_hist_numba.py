@@ -8,31 +8,27 @@ falls back to numpy.
 
 from __future__ import annotations
 
-from types import FunctionType
-
 import numpy as np
 from llvmlite import ir
-from numba import get_num_threads, njit, prange, types
+from numba import njit, types
 from numba.extending import intrinsic
 
+from .._kernels import share
+
 F32 = np.float32
+BIN_BLOCK = 4096  # rows binned together (a block of X stays in cache for every feature)
+GATHER_CHUNK = 1 << 14  # rows whose statistics one thread gathers at a time
 
 
-@njit(parallel=True, cache=True, nogil=True)
-def bin_codes(X, cuts, n_bins, missing_code, out):
-    """HistData's bin codes: ``out[f, i]`` = the number of cut points <= X[i, f], NaN → missing.
-
-    A branch-free binary search; rows go in blocks so that a block of X stays
-    in cache while every feature is binned, and eight rows take each step of
-    the search together, which lets the processor overlap their memory reads
-    (a NaN compares False and is given the missing code at the end).
-    """
+@njit(cache=True, nogil=True)
+def _bin_blocks(X, cuts, n_bins, missing_code, out, lo, hi):
+    """``bin_codes`` for the blocks of rows lo..hi."""
     n, d = X.shape
-    block = 4096
-    for blk in prange((n + block - 1) // block):
+    block = BIN_BLOCK
+    base = np.zeros(8, dtype=np.int64)
+    for blk in range(lo, hi):
         lo_row = blk * block
         hi_row = min(n, lo_row + block)
-        base = np.zeros(8, dtype=np.int64)
         for f in range(d):
             c = cuts[f]
             nb = n_bins[f]
@@ -52,7 +48,20 @@ def bin_codes(X, cuts, n_bins, missing_code, out):
                     out[f, i0 + t] = missing_code if np.isnan(x) else b + (1 if c[b] <= x else 0)
 
 
-def _build_histograms(
+def bin_codes(X, cuts, n_bins, missing_code, out):
+    """HistData's bin codes: ``out[f, i]`` = the number of cut points <= X[i, f], NaN → missing.
+
+    A branch-free binary search; rows go in blocks so that a block of X stays
+    in cache while every feature is binned, and eight rows take each step of
+    the search together, which lets the processor overlap their memory reads
+    (a NaN compares False and is given the missing code at the end). The
+    blocks are shared between threads.
+    """
+    n_blocks = (X.shape[0] + BIN_BLOCK - 1) // BIN_BLOCK
+    share(_bin_blocks, (X, cuts, n_bins, missing_code, out), n_blocks)
+
+
+def build_histograms(
     bins,
     order,
     stats,
@@ -66,10 +75,11 @@ def _build_histograms(
     node_of,
     merged_rows,
     merged_nodes,
-    n_groups,
+    threads=None,
 ):
     """For each node s, rows ``order[starts[s]:stops[s]]`` (row r's statistics are
-    ``stats[r]``): Σ of each statistic per bin of every used feature.
+    ``stats[r]``): Σ of each statistic per bin of every used feature, and per feature the
+    number of missing values (where ``count_missing[j]``: features with any in the data).
 
     Every bin adds its rows in increasing row id, as the numpy version's ``bincount``
     does (a node's rows are kept sorted), so the sums are the same to the last bit.
@@ -81,65 +91,108 @@ def _build_histograms(
     fetch a memory line of its own; merged, the rows are close together again.
 
     The rows' statistics are first gathered into ``ordered`` in sweep order
-    (``ordered[i]`` = ``stats[rows[i]]``), once, so that the sweeps read them one after
-    another. The features are shared out evenly between ``n_groups`` threads; each
-    thread sweeps the rows once per block of four of its features and adds each row's
-    (g, h) into every feature's bin, both at once (``_add_pair``). Missing values are
-    counted where ``count_missing[j]`` (features with any in the data).
+    (``ordered[i]`` = ``stats[rows[i]]``), so that the sweeps read them one after
+    another (a root that holds every row finds them in that order already). Then the
+    features are shared out evenly between ``threads`` threads (``_kernels.share``);
+    each sweeps the rows once per block of four of its features and adds each row's
+    (g, h) into every feature's bin, both at once (``_add_pair``).
     """
-    n_nodes = starts.shape[0]
-    d = features.shape[0]
-    k = stats.shape[1]
-    node_size = d * n_slots  # pairs in one node's histogram
     rows, seg_start, seg_stop, seg_node = _sweep_list(
         order, starts, stops, node_of, merged_rows, merged_nodes
     )
-    n_seg = seg_start.shape[0]
-    # the gather, in chunks of rows that the threads share (the segments differ in size);
-    # here, not in a function of its own, so that the one-thread version stays on one
-    chunk = 4096
-    first = np.zeros(n_seg + 1, dtype=np.int64)  # each segment's first chunk
-    for t in range(n_seg):
-        first[t + 1] = first[t] + (seg_stop[t] - seg_start[t] + chunk - 1) // chunk
-    for c in prange(first[n_seg]):
-        t = np.searchsorted(first, c, side="right") - 1
-        lo = seg_start[t] + (c - first[t]) * chunk
-        for i in range(lo, min(seg_stop[t], lo + chunk)):
-            for q in range(k):
-                ordered[i, q] = stats[rows[i], q]
-    stats = ordered  # from here on, a row's statistics are read at its position i
-    hist = np.zeros((n_nodes, d, n_slots, k))
-    flat = hist.reshape(-1)  # node s, feature j, bin c: pair (s·d + j)·W + c
-    n_missing = np.zeros((n_nodes, d), dtype=np.int64)
-    n_groups = min(d, n_groups)
-    for grp in prange(n_groups):
-        for t in range(n_seg):
-            lo, hi, s = seg_start[t], seg_stop[t], seg_node[t]
-            # a segment of one node adds at that node's offset; a merged one reads each
-            # row's node (stride 0 means "no per-row node")
-            base, stride = (s * node_size, 0) if s >= 0 else (0, node_size)
-            j = grp * d // n_groups
-            stop = (grp + 1) * d // n_groups
-            while j < stop:
-                at = (rows, stats, lo, hi, merged_nodes, stride, base + j * n_slots)
-                if k == 2 and stop - j >= 4:
-                    c = bins[features[j]], bins[features[j + 1]]
-                    c4 = c + (bins[features[j + 2]], bins[features[j + 3]])
-                    _add_pairs(flat, n_slots, c4, *at)
-                    j += 4
-                elif k == 2 and stop - j >= 2:
-                    _add_pairs(flat, n_slots, (bins[features[j]], bins[features[j + 1]]), *at)
-                    j += 2
-                else:
-                    _add_column(flat, bins[features[j]], *at)
-                    j += 1
-            for j in range(grp * d // n_groups, stop):
-                if count_missing[j]:
-                    col = bins[features[j]]
-                    for i in range(lo, hi):
-                        if col[rows[i]] == missing_code:
-                            n_missing[s if s >= 0 else merged_nodes[i], j] += 1
+    n = stats.shape[0]
+    # one segment of n sorted, distinct row ids, the last n − 1: every row, in order
+    m = seg_stop[0] - seg_start[0] if len(seg_start) == 1 else -1
+    every_row = m == n and rows[seg_stop[0] - 1] == n - 1
+    if not every_row:
+        first = _first_chunks(seg_start, seg_stop)
+        gather = (rows, stats, seg_start, seg_stop, first, ordered)
+        share(_gather, gather, int(first[-1]), threads)
+        stats = ordered  # from here on, a row's statistics are read at its position i
+    d, k = features.shape[0], stats.shape[1]
+    hist = np.zeros((starts.shape[0], d, n_slots, k))
+    n_missing = np.zeros((starts.shape[0], d), dtype=np.int64)
+    sweep = (bins, features, rows, stats, seg_start, seg_stop, seg_node, merged_nodes)
+    sweep += (n_slots, missing_code, count_missing, hist.reshape(-1), n_missing)
+    share(_sweep_features, sweep, d, threads)
     return hist, n_missing
+
+
+def build_histograms_serial(*args):
+    """``build_histograms`` on this thread alone (small work is done before threads wake)."""
+    return build_histograms(*args, threads=1)
+
+
+@njit(cache=True, nogil=True)
+def _first_chunks(seg_start, seg_stop):
+    """Each segment's first chunk of ``GATHER_CHUNK`` rows; last, the number of chunks."""
+    n_seg = seg_start.shape[0]
+    first = np.zeros(n_seg + 1, dtype=np.int64)
+    for t in range(n_seg):
+        first[t + 1] = first[t] + (seg_stop[t] - seg_start[t] + GATHER_CHUNK - 1) // GATHER_CHUNK
+    return first
+
+
+@njit(cache=True, nogil=True)
+def _gather(rows, stats, seg_start, seg_stop, first, ordered, lo, hi):
+    """``ordered[i] = stats[rows[i]]`` over the chunks lo..hi of the segments' rows."""
+    k = stats.shape[1]
+    for c in range(lo, hi):
+        t = np.searchsorted(first, c, side="right") - 1
+        a = seg_start[t] + (c - first[t]) * GATHER_CHUNK
+        for i in range(a, min(seg_stop[t], a + GATHER_CHUNK)):
+            r = np.uint64(rows[i])
+            for q in range(k):
+                ordered[i, q] = stats[r, q]
+
+
+@njit(cache=True, nogil=True)
+def _sweep_features(
+    bins,
+    features,
+    rows,
+    stats,
+    seg_start,
+    seg_stop,
+    seg_node,
+    merged_nodes,
+    n_slots,
+    missing_code,
+    count_missing,
+    flat,
+    n_missing,
+    j0,
+    j1,
+):
+    """``build_histograms``' sweeps for the used features j0..j1: ``flat`` holds node s,
+    feature j, bin c at pair (s·d + j)·W + c."""
+    d, k = features.shape[0], stats.shape[1]
+    node_size = d * n_slots  # pairs in one node's histogram
+    for t in range(seg_start.shape[0]):
+        lo, hi, s = seg_start[t], seg_stop[t], seg_node[t]
+        # a segment of one node adds at that node's offset; a merged one reads each
+        # row's node (stride 0 means "no per-row node")
+        base, stride = (s * node_size, 0) if s >= 0 else (0, node_size)
+        j = j0
+        while j < j1:
+            at = (rows, stats, lo, hi, merged_nodes, stride, base + j * n_slots)
+            if k == 2 and j1 - j >= 4:
+                c = bins[features[j]], bins[features[j + 1]]
+                c4 = c + (bins[features[j + 2]], bins[features[j + 3]])
+                _add_pairs(flat, n_slots, c4, *at)
+                j += 4
+            elif k == 2 and j1 - j >= 2:
+                _add_pairs(flat, n_slots, (bins[features[j]], bins[features[j + 1]]), *at)
+                j += 2
+            else:
+                _add_column(flat, bins[features[j]], *at)
+                j += 1
+        for j in range(j0, j1):
+            if count_missing[j]:
+                col = bins[features[j]]
+                for i in range(lo, hi):
+                    if col[rows[i]] == missing_code:
+                        n_missing[s if s >= 0 else merged_nodes[i], j] += 1
 
 
 @njit(cache=True, nogil=True)
@@ -251,36 +304,6 @@ def column_sums(stats, order):
         if k == 3:
             s2 += stats[r, 2]
     return np.array([s0, s1, s2][:k])
-
-
-def _compiled(fn, name, parallel):
-    """``fn`` compiled under its own name, with threads (``prange`` shared out) or without.
-
-    numba's disk cache files a compiled function under its name and bytecode, not
-    under ``parallel``: two compilations of one function would share a cache entry,
-    and the one compiled second would load the first's code from it (in a fresh
-    process the threaded kernel then ran on one thread, or the reverse, depending on
-    which a first fit happened to need first). A renamed copy gets an entry of its own.
-    """
-    twin = FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
-    twin.__qualname__ = name
-    twin.__doc__ = fn.__doc__
-    return njit(parallel=parallel, cache=True, nogil=True)(twin)
-
-
-# compiled twice: threads pay off on large work; small work is done before threads wake
-_build_histograms_parallel = _compiled(_build_histograms, "build_histograms_parallel", True)
-_build_histograms_serial = _compiled(_build_histograms, "build_histograms_serial", False)
-
-
-def build_histograms(*args):
-    """``_build_histograms`` with one group of features per thread."""
-    return _build_histograms_parallel(*args, get_num_threads())
-
-
-def build_histograms_serial(*args):
-    """``_build_histograms`` on this thread."""
-    return _build_histograms_serial(*args, 1)
 
 
 @njit(cache=True, nogil=True)
