@@ -9,7 +9,7 @@ Plain loops over features and over sorted rows, in the tutorial's names (``g``, 
 ``G_L``, ``H_L``, ``G_R``, ``H_R``, ``w``, ``reg_lambda``, ``gamma``, ``eta``). teachgbt's
 fast trainers vectorize this and copy XGBoost's float32 arithmetic; the tests check that
 this file grows the same trees as they do and as XGBoost ``tree_method="exact"``. It calls
-``teachgbt.formulas`` once per candidate split, so keep it to a few thousand rows.
+``teachgbt.core.formulas`` once per candidate split, so keep it to a few thousand rows.
 
 Each round adds a tree f_t, grown greedily to lower Σ_i l(y_i, ŷ_i + f_t(x_i)) + Ω(f_t), with
 Ω(f) = γT + ½λΣ_j w_j² (seed 000, "Model Complexity"), in five steps:
@@ -34,9 +34,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from . import formulas, routing
-from .losses import logit, sigmoid
-from .tree import Tree, TreeBuilder, as_float32_matrix
+from .core import formulas, routing
+from .core.losses import logit, sigmoid
+from .core.tree import Tree, TreeBuilder, as_float32_matrix
 
 __all__ = ["fit", "Model"]
 

@@ -320,7 +320,7 @@ def test_trees_show_themselves():
     m = reference.fit(X, y, n_estimators=2, max_depth=2)
     tree = m.trees[0]
     df = tree.to_frame()
-    assert list(df.columns) == list(tg.tree.NODE_COLUMNS)
+    assert list(df.columns) == list(tg.core.NODE_COLUMNS)
     assert set(df["feature"].dropna()) <= set(X.columns)
     leaves = df[df["is_leaf"]]
     assert np.allclose(leaves["value"], 0.3 * leaves["weight"])
