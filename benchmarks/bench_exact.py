@@ -84,9 +84,9 @@ def worker(args):
     X, y = np.load(os.path.join(args.data, "X.npy")), np.load(os.path.join(args.data, "y.npy"))
     n = args.rows
     Xtr, ytr, Xte, yte = X[:n], y[:n], X[n:], y[n:]
-    from teachgbt._kernels import MIN_CELLS
+    from teachgbt.utils import kernels
 
-    warm = max(10_000, -(-MIN_CELLS // X.shape[1]))  # enough rows to load compiled kernels
+    warm = max(10_000, -(-kernels.MIN_CELLS // X.shape[1]))  # enough rows to load compiled kernels
     small = argparse.Namespace(**{**vars(args), "rounds": 2})
     make_model(args.worker, small).fit(Xtr[:warm], ytr[:warm])
     model = make_model(args.worker, args)

@@ -158,9 +158,9 @@ def _reset_peak():
 def warmup_rows(n_features):
     """Rows of the warm-up fit: ``WARMUP_ROWS``, or more where teachgbt would otherwise
     fit them with numpy and leave its compiled kernels (and numba) to the measured fit."""
-    from teachgbt._kernels import MIN_CELLS
+    from teachgbt.utils import kernels
 
-    return max(WARMUP_ROWS, -(-MIN_CELLS // n_features))
+    return max(WARMUP_ROWS, -(-kernels.MIN_CELLS // n_features))
 
 
 def worker(args):

@@ -616,7 +616,7 @@ def test_threaded_and_one_thread_histograms_run_the_one_cached_kernel(tmp_path):
     same code from the cache and gives the same sums."""
     import subprocess
 
-    from teachgbt import _tree_numba
+    from teachgbt.core import _tree_numba
     from teachgbt.engine import _exact_numba, _hist_numba
 
     for module in (_hist_numba, _exact_numba, _tree_numba):

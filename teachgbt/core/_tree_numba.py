@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._kernels import share
+from ..utils import kernels
 
 BLOCK = 1024  # rows a thread takes at a time (eight of them step through a tree together)
 
@@ -35,7 +35,7 @@ def apply_tree(X, feature, threshold, default_left, left, right, depth):
     """
     out = np.empty(X.shape[0], dtype=np.int32)
     args = (X, feature, threshold, default_left, left, right, depth, out)
-    share(_apply_blocks, args, (X.shape[0] + BLOCK - 1) // BLOCK)
+    kernels.share(_apply_blocks, args, (X.shape[0] + BLOCK - 1) // BLOCK)
     return out
 
 
@@ -69,7 +69,7 @@ def add_trees(X, margin, feature, threshold, default_left, left, right, value, o
     threads.
     """
     args = (X, margin, feature, threshold, default_left, left, right, value, offsets, depth)
-    share(_add_blocks, args, (X.shape[0] + BLOCK - 1) // BLOCK)
+    kernels.share(_add_blocks, args, (X.shape[0] + BLOCK - 1) // BLOCK)
 
 
 @njit(cache=True, nogil=True)
@@ -104,19 +104,26 @@ def put_leaf_values(out, rows, leaf, value):
         out[np.uint64(rows[i])] = value[np.uint64(leaf[i])]
 
 
-@njit(parallel=True, cache=True, nogil=True)
 def add_tree_shap(X, feature, threshold, default_left, node, went_left, bit, slot_feature,
                   table, n_slots, phi):  # fmt: skip
     """phi[r] += Σ_leaves table[leaf·2^S + pattern(r, leaf)] into the slots' columns.
 
     pattern(r, leaf): bit s set when row r follows every edge of the leaf's path that
-    splits on the leaf's s-th feature (edges with ``bit == 0`` are padding).
+    splits on the leaf's s-th feature (edges with ``bit == 0`` are padding). The rows
+    are shared between threads.
     """
-    n = X.shape[0]
+    args = (X, feature, threshold, default_left, node, went_left, bit, slot_feature, table)
+    kernels.share(_shap_rows, (*args, n_slots, phi), X.shape[0])
+
+
+@njit(cache=True, nogil=True)
+def _shap_rows(X, feature, threshold, default_left, node, went_left, bit, slot_feature,
+               table, n_slots, phi, lo, hi):  # fmt: skip
+    """``add_tree_shap`` for the rows lo..hi."""
     n_nodes = feature.shape[0]
     n_leaves, n_edges = node.shape
     all_ones = (1 << n_slots) - 1
-    for r in prange(n):
+    for r in range(lo, hi):
         left = np.empty(n_nodes, dtype=np.bool_)
         for i in range(n_nodes):
             f = feature[i]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .._kernels import share
+from ..utils import kernels
 from ._hist_numba import loss_chg
 
 # below this many (row, feature) pairs a node is scanned on one thread: waking the
@@ -183,4 +183,4 @@ def partition(idx, values, go_left, n_present):
 def _share_lines(kernel, args, d, work):
     """``kernel(*args, j0, j1)`` for the lines j0..j1 of [0, d), shared out between
     threads (``_kernels.share``) when the work is large."""
-    share(kernel, args, d, 1 if work < PARALLEL_WORK else None)
+    kernels.share(kernel, args, d, 1 if work < PARALLEL_WORK else None)

@@ -219,8 +219,9 @@ def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None)
     ids = list(settled)
     rows = np.concatenate([settled[i] for i in ids]) if ids else np.array([], dtype=np.int64)
     # a leaf pruned away hands its rows to the ancestor that became a leaf
-    leaf = np.repeat([b.final_id(i) for i in ids], [len(settled[i]) for i in ids])
-    return tree, rows, leaf.astype(np.int32)
+    final = np.array([b.final_id(i) for i in ids], dtype=np.int32)
+    leaf = np.repeat(final, [len(settled[i]) for i in ids])  # int32: no int64 copy of n rows
+    return tree, rows, leaf
 
 
 def _post_prune(b, node, gamma):

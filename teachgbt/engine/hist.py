@@ -159,12 +159,13 @@ class HistSplitter:
             # the compiled kernels' work space: the histogram gathers the nodes' statistics
             # in `_ordered` in the order it sweeps the rows, and when it merges the rows of
             # many small nodes, marks each row's node in `_node_of` (−1: none) and lists
-            # them in `_scratch` and `_merged_nodes`; the partition puts a node's right
-            # rows in `_scratch` before moving them
+            # them in `_merged_rows` and `_merged_nodes`: the smaller children of a level,
+            # at most half the root's rows
             self._ordered = np.empty_like(stats)
-            self._scratch = np.empty_like(order)
+            half = (len(order) + 1) // 2
+            self._merged_rows = np.empty(half, dtype=order.dtype)
             self._node_of = np.full(n, -1, dtype=np.int32)
-            self._merged_nodes = np.empty(len(order), dtype=np.int32)
+            self._merged_nodes = np.empty(half, dtype=np.int32)
         nd = HistNode(
             order, stats, 0, len(order), tuple(float(v) for v in sums), np.empty_like(order)
         )
@@ -206,7 +207,7 @@ class HistSplitter:
                 self._count_missing,
                 self._ordered,
                 self._node_of,
-                self._scratch,
+                self._merged_rows,
                 self._merged_nodes,
             )
         d, W, k = len(self.features), data.n_slots, stats.shape[1]
@@ -271,7 +272,7 @@ class HistSplitter:
         order = nd.spare  # the children's rows go here, same slice
         codes = self.data.bins[cand.feature]
         if self.kernels is not None:
-            n_left = self.kernels.partition(nd.order, lo, hi, codes, table, order, self._scratch)
+            n_left = self.kernels.partition(nd.order, lo, hi, codes, table, order)
         else:
             go_left = table[codes[nd.rows]]
             n_left = int(np.count_nonzero(go_left))

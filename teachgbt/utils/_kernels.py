@@ -10,8 +10,9 @@ equal need).
 
 "auto" compiles only where it pays: on large data. numba compiles each function
 the first time it is called and keeps it in its disk cache, but that first time
-costs seconds per module (about 10 s for the histogram trainer on a quiet
-machine), and importing numba alone about half a second. Small fits, where numpy
+costs seconds per module (``COMPILE_SECONDS``; the first compile in a process
+says so on stderr, ``_say_when_compiling``), and importing numba alone about
+half a second. Small fits, where numpy
 takes well under a second, would pay that wait before a classroom's first tree;
 so below ``MIN_CELLS`` (rows × features of the data) "auto" uses numpy and does
 not even import numba. Measured (2026-11-26, 2 cores, 20 features, 20 trees of
@@ -20,6 +21,9 @@ depth 6, compiled code already cached): hist 1 000 rows numpy 0.60 s / numba
 1.33 / 0.61 s, 20 000 rows 3.7 / 2.2 s. numba is faster at every size once its
 code is cached, but the saving covers a first compile only from about a million
 cells (50 000 rows × 20 features), where numpy's fit takes seconds anyway.
+
+The kernels run on one thread each, compiled with ``nogil=True``; ``share`` spreads
+a kernel's work over plain Python threads (see there why not numba's own).
 """
 
 from __future__ import annotations
