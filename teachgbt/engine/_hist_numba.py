@@ -90,9 +90,10 @@ def build_histograms(
     histogram. A small node's rows are far apart and each lookup of a bin code would
     fetch a memory line of its own; merged, the rows are close together again.
 
-    The rows' statistics are first gathered into ``ordered`` in sweep order
-    (``ordered[i]`` = ``stats[rows[i]]``), so that the sweeps read them one after
-    another (a root that holds every row finds them in that order already). Then the
+    The rows' statistics are first gathered into ``ordered`` in sweep order, segment
+    after segment (so it needs room for the rows of one call only: half the root's
+    after the root), and the sweeps read them one after another; a root that holds
+    every row finds them in that order already. Then the
     features are shared out evenly between ``threads`` threads (``_kernels.share``);
     each sweeps the rows once per block of four of its features and adds each row's
     (g, h) into every feature's bin, both at once (``_add_pair``).
@@ -104,15 +105,17 @@ def build_histograms(
     # one segment of n sorted, distinct row ids, the last n − 1: every row, in order
     m = seg_stop[0] - seg_start[0] if len(seg_start) == 1 else -1
     every_row = m == n and rows[seg_stop[0] - 1] == n - 1
+    first, packed = _chunks(seg_start, seg_stop)
     if not every_row:
-        first = _first_chunks(seg_start, seg_stop)
-        gather = (rows, stats, seg_start, seg_stop, first, ordered)
+        if packed[-1] > ordered.shape[0]:  # checked here: the kernel writes unchecked
+            raise ValueError(f"{packed[-1]} rows to gather into room for {ordered.shape[0]}")
+        gather = (rows, stats, seg_start, seg_stop, first, packed, ordered)
         kernels.share(_gather, gather, int(first[-1]), threads)
-        stats = ordered  # from here on, a row's statistics are read at its position i
+        stats = ordered  # from here on, segment t's rows' statistics from packed[t] on
     d, k = features.shape[0], stats.shape[1]
     hist = np.zeros((starts.shape[0], d, n_slots, k))
     n_missing = np.zeros((starts.shape[0], d), dtype=np.int64)
-    sweep = (bins, features, rows, stats, seg_start, seg_stop, seg_node, merged_nodes)
+    sweep = (bins, features, rows, stats, seg_start, seg_stop, packed, seg_node, merged_nodes)
     sweep += (n_slots, missing_code, count_missing, hist.reshape(-1), n_missing)
     kernels.share(_sweep_features, sweep, d, threads)
     return hist, n_missing
@@ -124,36 +127,42 @@ def build_histograms_serial(*args):
 
 
 @njit(cache=True, nogil=True)
-def _first_chunks(seg_start, seg_stop):
-    """Each segment's first chunk of ``GATHER_CHUNK`` rows; last, the number of chunks."""
+def _chunks(seg_start, seg_stop):
+    """Each segment's first chunk of ``GATHER_CHUNK`` rows (the number of chunks last),
+    and where its rows' statistics start in ``ordered`` (``packed``)."""
     n_seg = seg_start.shape[0]
-    first = np.zeros(n_seg + 1, dtype=np.int64)
+    first, packed = np.zeros(n_seg + 1, dtype=np.int64), np.zeros(n_seg + 1, dtype=np.int64)
     for t in range(n_seg):
-        first[t + 1] = first[t] + (seg_stop[t] - seg_start[t] + GATHER_CHUNK - 1) // GATHER_CHUNK
-    return first
+        m = seg_stop[t] - seg_start[t]
+        first[t + 1] = first[t] + (m + GATHER_CHUNK - 1) // GATHER_CHUNK
+        packed[t + 1] = packed[t] + m
+    return first, packed
 
 
 @njit(cache=True, nogil=True)
-def _gather(rows, stats, seg_start, seg_stop, first, ordered, lo, hi):
-    """``ordered[i] = stats[rows[i]]`` over the chunks lo..hi of the segments' rows."""
+def _gather(rows, stats, seg_start, seg_stop, first, packed, ordered, lo, hi):
+    """``ordered[packed[t] + i − seg_start[t]] = stats[rows[i]]`` over the chunks lo..hi
+    of the segments' rows."""
     k = stats.shape[1]
     for c in range(lo, hi):
         t = np.searchsorted(first, c, side="right") - 1
         a = seg_start[t] + (c - first[t]) * GATHER_CHUNK
+        shift = packed[t] - seg_start[t]
         for i in range(a, min(seg_stop[t], a + GATHER_CHUNK)):
             r = np.uint64(rows[i])
             for q in range(k):
-                ordered[i, q] = stats[r, q]
+                ordered[i + shift, q] = stats[r, q]
 
 
 @njit(cache=True, nogil=True)
 def _sweep_features(
     bins,
     features,
-    rows,
+    all_rows,
     stats,
     seg_start,
     seg_stop,
+    packed,
     seg_node,
     merged_nodes,
     n_slots,
@@ -169,13 +178,17 @@ def _sweep_features(
     d, k = features.shape[0], stats.shape[1]
     node_size = d * n_slots  # pairs in one node's histogram
     for t in range(seg_start.shape[0]):
-        lo, hi, s = seg_start[t], seg_stop[t], seg_node[t]
+        # the segment's rows, their statistics and (merged) nodes, all from 0 to hi
+        lo, hi, s = 0, seg_stop[t] - seg_start[t], seg_node[t]
+        rows = all_rows[seg_start[t] : seg_stop[t]]
+        nodes = merged_nodes[seg_start[t] : seg_stop[t]] if s < 0 else merged_nodes[:0]
+        st = stats[packed[t] : packed[t + 1]]  # (every row: the caller's own, packed[1] = n)
         # a segment of one node adds at that node's offset; a merged one reads each
         # row's node (stride 0 means "no per-row node")
         base, stride = (s * node_size, 0) if s >= 0 else (0, node_size)
         j = j0
         while j < j1:
-            at = (rows, stats, lo, hi, merged_nodes, stride, base + j * n_slots)
+            at = (rows, st, lo, hi, nodes, stride, base + j * n_slots)
             if k == 2 and j1 - j >= 4:
                 c = bins[features[j]], bins[features[j + 1]]
                 c4 = c + (bins[features[j + 2]], bins[features[j + 3]])
@@ -192,7 +205,7 @@ def _sweep_features(
                 col = bins[features[j]]
                 for i in range(lo, hi):
                     if col[rows[i]] == missing_code:
-                        n_missing[s if s >= 0 else merged_nodes[i], j] += 1
+                        n_missing[s if s >= 0 else nodes[i], j] += 1
 
 
 @njit(cache=True, nogil=True)

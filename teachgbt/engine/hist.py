@@ -159,10 +159,13 @@ class HistSplitter:
             # the compiled kernels' work space: the histogram gathers the nodes' statistics
             # in `_ordered` in the order it sweeps the rows, and when it merges the rows of
             # many small nodes, marks each row's node in `_node_of` (−1: none) and lists
-            # them in `_merged_rows` and `_merged_nodes`: the smaller children of a level,
-            # at most half the root's rows
-            self._ordered = np.empty_like(stats)
+            # them in `_merged_rows` and `_merged_nodes`. After the root (which, holding
+            # every row, needs no gather), a call has a level's smaller children: at most
+            # half the root's rows
             half = (len(order) + 1) // 2
+            self._ordered = np.empty(
+                (len(order) if len(order) < n else half, stats.shape[1]), stats.dtype
+            )
             self._merged_rows = np.empty(half, dtype=order.dtype)
             self._node_of = np.full(n, -1, dtype=np.int32)
             self._merged_nodes = np.empty(half, dtype=np.int32)
