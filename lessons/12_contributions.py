@@ -76,7 +76,7 @@ plt.show()
 # * sunny (node 2): (2·32 + 3·56) / 5 = 46.4
 
 # %%
-E = tg.contributions.expected_values(tree)
+E = tg.explain.attributions.expected_values(tree)
 assert np.allclose(E[:3], [35.75, 18.0, 46.4])
 pd.DataFrame({"node": nodes["node"], "H": nodes["H"], "E[node]": E}).round(3)
 
@@ -124,7 +124,10 @@ path.loc[[1, 5]].round(2)  # rows 0, 3 and 4 are your exercises
 
 # %%
 x5 = days.loc[5].to_numpy(dtype=float)
-v = {S: tg.contributions.expected_value_given(tree, x5, set(S)) for S in [(), (0,), (1,), (0, 1)]}
+v = {
+    S: tg.explain.attributions.expected_value_given(tree, x5, set(S))
+    for S in [(), (0,), (1,), (0, 1)]
+}
 assert np.allclose([v[()], v[(0,)], v[(1,)], v[(0, 1)]], [35.75, 46.4, 43.25, 56.0])
 phi_sunny = 0.5 * (v[(0,)] - v[()]) + 0.5 * (v[(0, 1)] - v[(1,)])
 phi_weekend = 0.5 * (v[(1,)] - v[()]) + 0.5 * (v[(0, 1)] - v[(0,)])
@@ -148,7 +151,7 @@ pd.concat({"path (Saabas)": path, "SHAP": shap}, axis=1).loc[[1, 5]].round(2)
 
 # %%
 from_mean = tg.BoostingRegressor(**one).fit(days, sold)
-tree_mean = tg.contributions.expected_values(from_mean.trees_[0])[0]
+tree_mean = tg.explain.attributions.expected_values(from_mean.trees_[0])[0]
 print(f"base_score_ = {from_mean.base_score_:.2f}, E[tree] = {tree_mean:.2f}")
 assert np.isclose(from_mean.base_score_, 35.75) and abs(tree_mean) < 1e-9
 assert np.allclose(tg.explain.contributions(from_mean, days), shap)

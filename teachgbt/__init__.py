@@ -11,27 +11,15 @@ clf.model_                   # the fitted tg.Model every view asks (margins, tre
 tg.train({"max_depth": 2}, X32, y)   # the engine directly: plain parameters -> tg.Model
 """
 
-from . import (
-    check,
-    datasets,
-    display,
-    draw,
-    exercises,
-    explain,
-    formulas,
-    losses,
-    plot,
-    reference,
-    walkthrough,
-)
+from . import explain, reference
+from .core import Model, Tree, formulas, losses
 from .engine import gbdt
 from .engine.trace import Trace
 from .engine.training import TrainParams, train
 from .estimators import BoostingClassifier, BoostingRegressor
-from .explore import explore
 from .io import from_lightgbm, from_sklearn, from_xgboost, load
-from .model import Model
-from .tree import Tree
+from .show import display, draw, explore, plot
+from .teach import check, datasets, exercises, walkthrough
 
 __version__ = "0.1.0"
 
@@ -40,9 +28,9 @@ def __getattr__(name):
     # scikit-learn's NotFittedError when it is installed, looked up on use: importing
     # scikit-learn takes seconds and ``import teachgbt`` must not wait for it
     if name == "NotFittedError":
-        from . import _validation
+        from . import utils
 
-        return _validation.NotFittedError
+        return utils.NotFittedError
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -5,7 +5,7 @@ learner practises here carries over, and they are as thin over
 ``engine.training.train`` as XGBoost's ``XGBModel`` is over ``xgboost.train``:
 ``fit`` validates X, y, the weights and the eval sets, encodes the labels, calls
 ``train`` with the constructor's parameters and keeps the fitted
-``teachgbt.model.Model`` it returns as ``model_``. Every fitted attribute
+``teachgbt.core.model.Model`` it returns as ``model_``. Every fitted attribute
 (``trees_``, ``classes_``, ``base_score_``, ``trace_``, ...) reads that model.
 ``from_trees`` makes a fitted model from trees without training (``tg.load``
 and the importers of other libraries' models use it).
@@ -21,13 +21,12 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from . import _modelfile
-from . import _validation as V
-from ._sklearn_base import BaseEstimator as _Base
-from ._sklearn_base import ClassifierMixin as _ClassifierMixin
-from ._sklearn_base import RegressorMixin as _RegressorMixin
+from . import utils as V
+from .core.tree import Tree
 from .engine.training import TrainParams, model_from_trees, train
-from .tree import Tree
+from .utils import BaseEstimator as _Base
+from .utils import ClassifierMixin as _ClassifierMixin
+from .utils import RegressorMixin as _RegressorMixin
 
 __all__ = ["BoostingClassifier", "BoostingRegressor"]
 
@@ -346,7 +345,11 @@ class _Boosting(_Base):
 
     def save(self, path):
         """Write the fitted model to ``path`` as versioned JSON (read back with ``tg.load``)."""
-        _modelfile.save(self, path)
+        # the file format is io's; imported here because io builds its models with this
+        # module's from_trees (so io cannot be imported while this module loads)
+        from .io.native import save
+
+        save(self, path)
 
     @property
     def feature_importances_(self):

@@ -11,7 +11,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import pytest  # noqa: E402
 
 import teachgbt as tg
-from teachgbt.datasets import troll2_xy
+from teachgbt.teach.datasets import troll2_xy
 
 # seed 004's settings: two trees, learning rate 0.8, depth 2
 SEED_004 = dict(n_estimators=2, learning_rate=0.8, max_depth=2)

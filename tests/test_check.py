@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-import teachgbt.check as C
+import teachgbt.teach.check as C
 
 
 def test_leaf_weight_accepts_hand_answers_and_rejects_mistakes():
@@ -122,7 +122,7 @@ def test_strict_mode_raises_on_a_missing_or_wrong_answer(monkeypatch, capsys):
     with pytest.raises(C.CheckFailed, match="not quite"):
         C.leaf_weight(-0.71, G=-4 / 3, H=8 / 9)
     assert C.leaf_weight(0.71, G=-4 / 3, H=8 / 9).correct
-    assert "teachgbt.check: accepted w* = 0.71" in capsys.readouterr().err
+    assert "teachgbt.teach.check: accepted w* = 0.71" in capsys.readouterr().err
 
 
 SLIPS = [
@@ -281,7 +281,7 @@ def test_softmax_gradient_and_hessian_are_xgboosts():
 
 
 def test_vote_error_is_the_binomial_sum_with_ties_as_half():
-    from teachgbt.plot import majority_vote_error
+    from teachgbt.show.plot import majority_vote_error
 
     assert C.vote_error(0.216, 0.3, 3).correct and C.vote_error(0.026, 0.3, 21).correct
     for n in (1, 2, 4, 5, 10, 21):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import teachgbt as tg
-from teachgbt import _kernels
+from teachgbt.utils import _kernels
 
 
 def _fresh(code):

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 import teachgbt as tg
-from teachgbt import _kernels
-from teachgbt import contributions as C
+from teachgbt.explain import attributions as C
+from teachgbt.utils import _kernels
 
 xgb = pytest.importorskip("xgboost")
 import xgb_compare  # noqa: E402
@@ -200,7 +200,7 @@ def test_waterfall_plot(cancer):
     assert any(lbl.startswith("other features (") for lbl in labels)
     assert len(labels) == 4 + 3
     margin = clf.decision_function(X.iloc[[0]])[0]
-    assert f"p = {tg._format.format_number(1 / (1 + np.exp(-margin)), 3)}" in ax.get_title()
+    assert f"p = {tg.core.format.format_number(1 / (1 + np.exp(-margin)), 3)}" in ax.get_title()
     fig, mine = plt.subplots()
     reg = tg.BoostingRegressor(n_estimators=3, max_depth=2).fit(X, y * 100.0)
     assert tg.plot.contributions(reg, X.iloc[3].to_numpy(), ax=mine, method="path") is mine

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import teachgbt as tg
-from teachgbt.contributions import tree_shap
-from teachgbt.tree import TreeBuilder
+from teachgbt.core.tree import TreeBuilder
+from teachgbt.explain.attributions import tree_shap
 
 lgb = pytest.importorskip("lightgbm")
 xgb = pytest.importorskip("xgboost")
@@ -148,7 +148,7 @@ def test_leaf_by_leaf_equals_the_pattern_table(monkeypatch):
     est = lgb.LGBMClassifier(n_estimators=5, num_leaves=12, verbose=-1, n_jobs=1).fit(X, y)
     model = _quiet_import(tg.from_lightgbm, est)
     want = _ours(model, X)
-    monkeypatch.setattr(tg.contributions, "MAX_PATTERN_BITS", 1)
+    monkeypatch.setattr(tg.explain.attributions, "MAX_PATTERN_BITS", 1)
     got = _ours(model, X)
     np.testing.assert_allclose(got[0], want[0], atol=1e-12)
 

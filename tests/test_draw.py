@@ -13,14 +13,14 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 import teachgbt as tg  # noqa: E402
-import teachgbt.display  # noqa: E402
-import teachgbt.draw  # noqa: E402
-from teachgbt.draw import format_number, format_threshold  # noqa: E402
-from teachgbt.draw.layout import layout_tree  # noqa: E402
-from teachgbt.draw.mpl import _box_size  # noqa: E402
-from teachgbt.tree import Tree  # noqa: E402
+import teachgbt.show.display  # noqa: E402
+import teachgbt.show.draw  # noqa: E402
+from teachgbt.core.tree import Tree  # noqa: E402
+from teachgbt.show.draw import format_number, format_threshold  # noqa: E402
+from teachgbt.show.draw.layout import layout_tree  # noqa: E402
+from teachgbt.show.draw.mpl import box_size  # noqa: E402
 
-HAS_DOT = teachgbt.draw.graphviz_available()
+HAS_DOT = teachgbt.show.draw.graphviz_available()
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +126,7 @@ def test_troll2_labels_hold_the_numbers_of_the_data(troll):
     g = p0 - y.to_numpy(float)
     h = np.full(6, p0 * (1 - p0))
     leaves = tree.apply(X)
-    text = teachgbt.draw.text(tree, proba=True)
+    text = teachgbt.show.draw.text(tree, proba=True)
     for leaf in np.unique(leaves):
         rows = leaves == leaf
         G, H = g[rows].sum(), h[rows].sum()
@@ -147,7 +147,7 @@ def test_str_is_a_text_tree_with_the_same_fields(troll):
     s = str(tree)
     assert s.splitlines()[0].startswith("#0  favorite_color_red < 0.5")
     assert "├── yes, missing: " in s and "└── no: leaf 2" in s
-    marked = teachgbt.draw.text(tree, highlight=X.iloc[3])  # row 3 is the red one
+    marked = teachgbt.show.draw.text(tree, highlight=X.iloc[3])  # row 3 is the red one
     hot = [ln for ln in marked.splitlines() if "▶" in ln]
     assert len(hot) == 2
     assert hot[0].startswith("▶ #0") and "no: ▶ leaf 2" in hot[1]
@@ -190,7 +190,7 @@ def test_without_graphviz_on_path_matplotlib_draws(troll, tmp_path, monkeypatch)
     empty = tmp_path / "empty"
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))
-    assert not teachgbt.draw.graphviz_available()
+    assert not teachgbt.show.draw.graphviz_available()
     d = m.trees_[0].draw()
     assert d.backend == "matplotlib"
     _check_png(d.save(tmp_path / "t.png"))
@@ -213,7 +213,7 @@ def test_bad_extension_and_failed_render_leave_no_file(troll, tmp_path, monkeypa
     def broken(self, fmt):
         raise OSError("disk full")
 
-    monkeypatch.setattr(teachgbt.draw.Diagram, "_matplotlib", broken)
+    monkeypatch.setattr(teachgbt.show.draw.Diagram, "_matplotlib", broken)
     with pytest.raises(OSError, match="disk full"):
         d.save(tmp_path / "keep.png")
     assert (tmp_path / "keep.png").read_bytes() == b"old"
@@ -231,7 +231,7 @@ def test_plot_draws_the_same_labels_on_the_given_axes(troll):
         assert out is ax
         texts = {t.get_text() for t in ax.texts}
         for i in range(tree.n_nodes):
-            lab = teachgbt.draw.node_label(tree, i, teachgbt.draw.LabelOptions.make())
+            lab = teachgbt.show.draw.node_label(tree, i, teachgbt.show.draw.LabelOptions.make())
             assert set(lab.text_lines) <= texts
         assert {"yes, missing", "no"} <= texts
         # squeezed into a small Axes the fonts shrink below their natural 9 pt
@@ -248,10 +248,10 @@ def test_plot_draws_the_same_labels_on_the_given_axes(troll):
 def test_depth6_layout_never_overlaps(deep):
     tree = deep.trees_[0]
     assert tree.max_depth == 6
-    opts = teachgbt.draw.LabelOptions.make()
+    opts = teachgbt.show.draw.LabelOptions.make()
     sizes = np.array(
         [
-            _box_size(teachgbt.draw.node_label(tree, i, opts).text_lines, 9.0)
+            box_size(teachgbt.show.draw.node_label(tree, i, opts).text_lines, 9.0)
             for i in range(tree.n_nodes)
         ]
     )
@@ -272,14 +272,14 @@ def test_depth6_layout_never_overlaps(deep):
 
 def test_model_view_shows_round0_and_chosen_rounds(troll, tmp_path):
     m, X, _ = troll
-    d = teachgbt.draw.draw_model(m, rounds=[1, 2], highlight=X.iloc[0], engine="matplotlib")
+    d = teachgbt.show.draw.draw_model(m, rounds=[1, 2], highlight=X.iloc[0], engine="matplotlib")
     src = d.source
     assert "base_score = 0.667 (a probability)" in src
     assert "margin = logit(0.667) = 0.693" in src
     assert "subgraph cluster_1" in src and "subgraph cluster_2" in src
     assert "σ(" not in src  # a leaf's step is log-odds, not a probability
     _check_png(d.save(tmp_path / "m.png"))
-    ax = teachgbt.draw.plot_model(m, rounds=2)
+    ax = teachgbt.show.draw.plot_model(m, rounds=2)
     try:
         texts = [t.get_text() for t in ax.texts]
         assert any(t.startswith("round 0") for t in texts)
@@ -288,28 +288,28 @@ def test_model_view_shows_round0_and_chosen_rounds(troll, tmp_path):
     finally:
         plt.close(ax.figure)
     with pytest.raises(ValueError, match="rounds must be from 1 to 2"):
-        teachgbt.draw.draw_model(m, rounds=[3])
+        teachgbt.show.draw.draw_model(m, rounds=[3])
 
 
 def test_regressor_model_view_has_no_probabilities():
     X = np.arange(8, dtype=float).reshape(-1, 1)
     r = tg.BoostingRegressor(n_estimators=1, max_depth=1, base_score=0.5).fit(X, X[:, 0])
-    src = teachgbt.draw.draw_model(r).source
+    src = teachgbt.show.draw.draw_model(r).source
     assert "base_score = margin = 0.5" in src and "σ(" not in src
 
 
 def test_trace_tables_display(troll):
     m, _, _ = troll
-    t = teachgbt.display.splits(m, 1, 0)
+    t = teachgbt.show.display.splits(m, 1, 0)
     text = repr(t)
     chosen_line = next(ln for ln in text.splitlines() if "◀ chosen" in ln)
     assert "favorite_color_red" in chosen_line and text.count("◀ chosen") == 1
     html = t._repr_html_()
     assert "background-color: #fff2a8" in html
-    nodes = repr(teachgbt.display.nodes(m, 1))
+    nodes = repr(teachgbt.show.display.nodes(m, 1))
     assert "38" in nodes and "0.6667" in nodes  # threshold exact, statistics rounded
     with pytest.raises(TypeError, match="DataFrame"):
-        teachgbt.display.style([1, 2])
+        teachgbt.show.display.style([1, 2])
 
 
 def test_gbdt_trees_draw_with_their_own_legend(troll, tmp_path):
@@ -318,8 +318,8 @@ def test_gbdt_trees_draw_with_their_own_legend(troll, tmp_path):
         X, y
     )
     tree = g.trees_[0]
-    text = teachgbt.draw.text(tree)
+    text = teachgbt.show.draw.text(tree)
     assert "G = −Σ residual, H = Σ p(1−p)" in text
     # seed 004: leaf outputs Σ residual / Σ p(1 − p) = 1.5, −0.75, −3
     assert {format_number(tree.weight[i], 3) for i in tree.leaves} == {"1.5", "-0.75", "-3"}
-    _check_png(teachgbt.draw.draw_model(g, engine="matplotlib").save(tmp_path / "g.png"))
+    _check_png(teachgbt.show.draw.draw_model(g, engine="matplotlib").save(tmp_path / "g.png"))

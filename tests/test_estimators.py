@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 
 import teachgbt as tg
+from teachgbt.core.tree import NODE_COLUMNS
 from teachgbt.engine.trace import INSTANCE_COLUMNS
-from teachgbt.tree import NODE_COLUMNS
 
 
 @pytest.fixture
@@ -352,10 +352,10 @@ def test_trace_notices_a_changed_training_array(data):
 def test_rows_leaves_from_growing_equal_routing(data, kw):
     """fit updates margins from the leaves rows ended in while growing; they must be the
     leaves Tree.apply routes the same rows to."""
+    from teachgbt.core.losses import Logistic
     from teachgbt.engine.boosting import TREE_METHODS, XGBoostAlgorithm
     from teachgbt.engine.grow import grow_tree
     from teachgbt.engine.training import ALGORITHMS
-    from teachgbt.losses import Logistic
 
     X, y = data
     X = X.copy()

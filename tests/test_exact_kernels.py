@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 import teachgbt as tg
-from teachgbt import _kernels as K
-from teachgbt import formulas
+from teachgbt.core import formulas
+from teachgbt.core.tree import _ARRAYS
 from teachgbt.engine import exact as E
 from teachgbt.engine.grow import GrowParams
-from teachgbt.tree import _ARRAYS
+from teachgbt.utils import _kernels as K
 
 try:
     from teachgbt.engine import _exact_numba as KN

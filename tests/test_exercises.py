@@ -135,7 +135,7 @@ def test_the_editions_of_a_lesson_run(which, tmp_path, capsys):
                          capture_output=True, text=True, timeout=300)  # fmt: skip
     assert run.returncode == 0, run.stderr[-3000:]
     if which == "solutions":
-        assert run.stderr.count("teachgbt.check: accepted") == 4
+        assert run.stderr.count("teachgbt.teach.check: accepted") == 4
     assert main(["exercises", "8", "--edition", which, "--out", str(tmp_path)]) == 2
     assert "exists" in capsys.readouterr().err
 

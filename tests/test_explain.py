@@ -5,7 +5,7 @@ import pytest
 
 import teachgbt as tg
 import teachgbt.explain as E
-from teachgbt.datasets import troll2_xy as troll2
+from teachgbt.teach.datasets import troll2_xy as troll2
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,8 @@ import pytest
 
 import teachgbt as tg
 from teachgbt import cli
-from teachgbt.explore import data as explore_data
-from teachgbt.explore import page
+from teachgbt.show.explorer import data as explore_data
+from teachgbt.show.explorer import page
 
 
 def _payload(html):

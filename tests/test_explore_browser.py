@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import teachgbt as tg
-from teachgbt._format import format_number, split_rule
-from teachgbt.explore import page as explore_page
+from teachgbt.core.format import format_number, split_rule
+from teachgbt.show.explorer import page as explore_page
 
 sync_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import teachgbt as tg
-from teachgbt._format import split_rule
-from teachgbt.explore import data as explore_data
+from teachgbt.core.format import split_rule
+from teachgbt.show.explorer import data as explore_data
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import teachgbt as tg
-from teachgbt import formulas
+from teachgbt.core import formulas
 
 
 def test_leaf_weight_by_hand():

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import teachgbt as tg
-from teachgbt import formulas
+from teachgbt.core import formulas
 
 xgb = pytest.importorskip("xgboost")
 import xgb_compare  # noqa: E402

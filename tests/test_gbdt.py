@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from teachgbt.core.losses import Logistic, SquaredError
 from teachgbt.engine.gbdt import ZERO_DENOMINATOR, GBDTAlgorithm, initial_prediction
 from teachgbt.engine.grow import GrowParams
 from teachgbt.estimators import BoostingClassifier, BoostingRegressor
-from teachgbt.losses import Logistic, SquaredError
 
 ensemble = pytest.importorskip("sklearn.ensemble")
 

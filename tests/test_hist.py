@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 
 import teachgbt as tg
-from teachgbt import _kernels as K
 from teachgbt.engine import hist as H
 from teachgbt.engine.grow import GrowParams
+from teachgbt.utils import _kernels as K
 
 xgb = pytest.importorskip("xgboost")
 import xgb_compare  # noqa: E402

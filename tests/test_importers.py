@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import teachgbt as tg
-from teachgbt import formulas
+from teachgbt.core import formulas
 
 xgb = pytest.importorskip("xgboost")
 lgb = pytest.importorskip("lightgbm")
@@ -255,7 +255,7 @@ def test_imported_model_is_a_fitted_model(imported, which, tmp_path):
     X = np.nan_to_num(X) if which == "gb" else X
     for tree in model.trees_:
         frame = tree.to_frame()
-        assert list(frame.columns[: len(tg.tree.NODE_COLUMNS)]) == tg.tree.NODE_COLUMNS
+        assert list(frame.columns[: len(tg.core.NODE_COLUMNS)]) == tg.core.NODE_COLUMNS
         assert "<svg" in tree.draw(engine="matplotlib")._repr_mimebundle_()["image/svg+xml"]
     tree = model.trees_[0]
     leaf, split = int(tree.leaves[0]), 0
@@ -337,7 +337,7 @@ def test_truncated_files_are_refused_cleanly(fmt, tmp_path):
 def test_write_atomic_follows_the_umask(tmp_path):
     import os
 
-    from teachgbt._files import write_atomic
+    from teachgbt.utils._files import write_atomic
 
     old = os.umask(0o022)
     try:

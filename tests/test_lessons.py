@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parent.parent
 LESSONS = sorted((ROOT / "lessons").glob("[0-9][0-9]_*.py"))
 SOLUTIONS = Path(__file__).resolve().parent / "lesson_solutions"
 ANSWER = re.compile(r"^(?P<name>[A-Za-z_]\w*) = None  # ← your answer\s*$", re.MULTILINE)
-STRICT_ENV = "TEACHGBT_CHECK_STRICT"  # teachgbt.check.STRICT_ENV
-ACCEPTED = "teachgbt.check: accepted "
+STRICT_ENV = "TEACHGBT_CHECK_STRICT"  # teachgbt.teach.check.STRICT_ENV
+ACCEPTED = "teachgbt.teach.check: accepted "
 RUN_BUDGET_S = 300
 
 
@@ -76,9 +76,9 @@ def test_every_exercise_is_solved_by_its_solution(lesson, tmp_path):
 
 
 def test_the_strict_switch_is_the_one_the_checker_reads():
-    import teachgbt.check
+    import teachgbt.teach.check
 
-    assert teachgbt.check.STRICT_ENV == STRICT_ENV
+    assert teachgbt.teach.check.STRICT_ENV == STRICT_ENV
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=_ids(LESSONS))

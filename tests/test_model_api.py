@@ -90,7 +90,7 @@ def test_zero_tree_model_round_trips(data, tmp_path):
 
 # ------------------------------------------------------------------ not fitted
 def _entry_points():
-    import teachgbt.draw
+    import teachgbt.show.draw
 
     return {
         "predict": lambda m: m.predict(np.zeros((1, 3))),
@@ -99,8 +99,8 @@ def _entry_points():
         "feature_importances_": lambda m: m.feature_importances_,
         "trace_": lambda m: m.trace_,
         "save": lambda m: m.save("never-written.json"),
-        "draw": lambda m: teachgbt.draw.draw_model(m),
-        "plot_model": lambda m: teachgbt.draw.plot_model(m),
+        "draw": lambda m: teachgbt.show.draw.draw_model(m),
+        "plot_model": lambda m: teachgbt.show.draw.plot_model(m),
         "plot.loss_curve": lambda m: tg.plot.loss_curve(m),
         "plot.importance": lambda m: tg.plot.importance(m),
         "explain.leaf": lambda m: tg.explain.leaf(m, 1, 0),

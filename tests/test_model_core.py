@@ -1,4 +1,4 @@
-"""The fitted-model core (teachgbt.model.Model) and the engine's train(params, X, y) -> Model:
+"""The fitted-model core (teachgbt.core.model.Model) and the engine's train(params, X, y) -> Model:
 iteration_range as XGBoost reads it, trees by round and class, one meaning of round and
 class_ across explain, the trace and the plots."""
 
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import teachgbt as tg
+from teachgbt.core.model import Model
 from teachgbt.engine.training import TrainParams, train
-from teachgbt.model import Model
 
 matplotlib.use("Agg")
 

@@ -13,8 +13,8 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 import teachgbt as tg  # noqa: E402
-import teachgbt.plot as P  # noqa: E402
-from teachgbt.datasets import troll2_xy as troll2  # noqa: E402
+import teachgbt.show.plot as P  # noqa: E402
+from teachgbt.teach.datasets import troll2_xy as troll2  # noqa: E402
 
 MODELS = ["xgboost", "gbdt"]
 

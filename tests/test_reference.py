@@ -18,7 +18,8 @@ import pandas as pd
 import pytest
 
 import teachgbt as tg
-from teachgbt import _kernels, reference
+from teachgbt import reference
+from teachgbt.utils import kernels
 
 xgb = pytest.importorskip("xgboost")
 
@@ -205,8 +206,8 @@ def kernel(request, monkeypatch):
     """teachgbt's trainers on their numpy code, then on their compiled twins."""
     if request.param == "numba":
         pytest.importorskip("numba")
-    monkeypatch.setattr(_kernels, "KERNEL", request.param)
-    compiled = _kernels.load("engine._exact_numba", cells=1), _kernels.load("engine._hist_numba", 1)
+    monkeypatch.setattr(kernels, "KERNEL", request.param)
+    compiled = kernels.load("engine._exact_numba", cells=1), kernels.load("engine._hist_numba", 1)
     assert all((k is not None) == (request.param == "numba") for k in compiled)
     return request.param
 

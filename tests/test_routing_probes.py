@@ -337,7 +337,7 @@ def test_self_check_runs_for_files_and_reports_the_worst_gap(route, tmp_path, mo
     the probe rows, for a file as for a live model, and say the worst gap it saw."""
     import re
 
-    from teachgbt import routing
+    from teachgbt.core import routing
 
     X, y = _data("binary")
     est = lgb.LGBMClassifier(n_estimators=10, num_leaves=8, verbose=-1, n_jobs=1).fit(X, y)

@@ -1,4 +1,4 @@
-"""The routing rule: written once (teachgbt.routing), exactly each library's comparison,
+"""The routing rule: written once (teachgbt.core.routing), exactly each library's comparison,
 saved with the tree, shown as the library writes it, the same in numpy and compiled."""
 
 from __future__ import annotations
@@ -11,16 +11,16 @@ import numpy as np
 import pytest
 
 import teachgbt as tg
-from teachgbt import routing
-from teachgbt._format import format_rule
-from teachgbt.tree import Tree, TreeBuilder
+from teachgbt.core import routing
+from teachgbt.core.format import format_rule
+from teachgbt.core.tree import Tree, TreeBuilder
 
 PACKAGE = Path(tg.__file__).resolve().parent
 
 # where a comparison with a threshold may be written: the rule and its compiled twin; the
 # histogram trainers (one machine, and a Dask worker's shard) say which *bins* go left (a
 # bin's cut against t), not rows
-RULE_HOMES = {"routing.py", "_tree_numba.py"}
+RULE_HOMES = {"core/routing.py", "core/_tree_numba.py"}
 BIN_TABLE = {"engine/hist.py", "dask/shard.py"}
 
 
@@ -38,7 +38,7 @@ def test_the_direction_rule_is_written_in_one_place():
             text = ast.unparse(node)
             if "threshold" in text.lower():
                 found.append(f"{rel}:{node.lineno}: {text}")
-    assert not found, "threshold comparisons outside teachgbt.routing:\n" + "\n".join(found)
+    assert not found, "threshold comparisons outside teachgbt.core.routing:\n" + "\n".join(found)
 
 
 def _lightgbm_decision(x, t, missing_type, default_left):
@@ -133,7 +133,7 @@ def test_compiled_kernel_routes_as_numpy(rule, monkeypatch):
     x[rng.random(len(x)) < 0.05] = np.nan
     tree = _one_split(rule, t, default_left=False)
     compiled = tree.apply(x)
-    monkeypatch.setattr(tg._kernels, "KERNEL", "numpy")
+    monkeypatch.setattr(tg.utils.kernels, "KERNEL", "numpy")
     np.testing.assert_array_equal(compiled, tree.apply(x))
 
 

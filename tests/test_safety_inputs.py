@@ -122,7 +122,7 @@ def test_feature_names_are_shown_literally_not_as_mathtext(tmp_path):
 # ------------------------------------------------------------------ deep trees
 def _chain(depth):
     """A tree of ``depth`` levels: split k sends x < k to a leaf of value k, else deeper."""
-    from teachgbt.tree import TreeBuilder
+    from teachgbt.core.tree import TreeBuilder
 
     b = TreeBuilder()
     node = b.add_node(-1, 0, 1, 0.0, 1.0, 0.0, 0.0)

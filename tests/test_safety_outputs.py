@@ -22,7 +22,7 @@ import pytest
 from safety_corpus import refused, run_cli  # noqa: E402
 
 import teachgbt as tg
-from teachgbt import _files
+from teachgbt.utils import _files
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import pytest
 
 import teachgbt as tg
 from teachgbt.engine import callbacks
-from teachgbt.explore import page
+from teachgbt.show.explorer import page
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import teachgbt.datasets as datasets
-import teachgbt.walkthrough as walkthrough
+import teachgbt.teach.datasets as datasets
+import teachgbt.teach.walkthrough as walkthrough
 
 ensemble = pytest.importorskip("sklearn.ensemble")
 

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import teachgbt.datasets as datasets
-import teachgbt.walkthrough as wt
+import teachgbt.teach.datasets as datasets
+import teachgbt.teach.walkthrough as wt
 
 ensemble = pytest.importorskip("sklearn.ensemble")
 
@@ -318,7 +318,7 @@ def test_html_shows_the_numbers_of_the_tutorial(troll):
 
 def test_cli_passes_precision_to_save(tmp_path, monkeypatch, capsys):
     from teachgbt import cli
-    from teachgbt.walkthrough.tables import Walkthrough
+    from teachgbt.teach.walkthrough.tables import Walkthrough
 
     seen = {}
     monkeypatch.setattr(

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.tree import as_float32_matrix
 from ..engine.binning import HistData
 from ..engine.boosting import round_step
 from ..engine.hist import HistSplitter
-from ..tree import as_float32_matrix
 from . import cuts as C
 
 __all__ = [

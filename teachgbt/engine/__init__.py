@@ -1,6 +1,6 @@
 """The engine: how trees are grown and boosted.
 
-    training.py     train(params, X, y) -> teachgbt.model.Model: the loop and everything
+    training.py     train(params, X, y) -> teachgbt.core.model.Model: the loop and everything
                     around it; TrainParams, the training parameters by XGBoost's names
     boosting.py     one round of additive training (boost_round), the algorithms'
                     interface, XGBoost-style boosting, and TREE_METHODS
@@ -16,8 +16,7 @@
     gbdt.py         Friedman's GBDT (seed 004): residual trees, Newton leaves
     trace.py        every intermediate of a fit, as DataFrames (it reads the Model)
 
-What a learner imports stays at the top of the package (``teachgbt.formulas``,
-``teachgbt.reference``, ``teachgbt.Tree``, ``teachgbt.model``, ...); the engine depends on
-those modules, never the reverse, and never on what shows or wraps it (the estimators,
-explain, plot, io, draw, check, explore, walkthrough, cli).
+The engine depends on ``teachgbt.core`` (the model, trees, losses, formulas) and
+``teachgbt.utils``, never the reverse, and never on what shows or wraps it (the estimators,
+io, explain, show, teach, cli).
 """

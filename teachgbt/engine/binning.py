@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _kernels
+from ..utils import kernels
 
 __all__ = ["HistData", "numba_kernels", "SAMPLE_ROWS"]
 
@@ -31,8 +31,8 @@ _CUT_EPS = 1e-5
 
 def numba_kernels(cells=None):
     """The compiled histogram kernels (``engine._hist_numba``), or None to use numpy
-    (always on data of fewer ``cells`` than ``teachgbt._kernels.MIN_CELLS``)."""
-    return _kernels.load("engine._hist_numba", cells)
+    (always on data of fewer ``cells`` than ``teachgbt.utils.kernels.MIN_CELLS``)."""
+    return kernels.load("engine._hist_numba", cells)
 
 
 def _above(v):

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _kernels
-from ..losses import check_hessian
+from ..core.losses import check_hessian
+from ..utils import kernels
 from .exact import ExactSplitter, SortedColumns
 from .grow import grow_tree
 from .hist import HistData, HistSplitter
@@ -206,7 +206,7 @@ def boost_round(
     # η·f_t(x_i): (n,) or (n, K), in the precision it is added to the margins in
     step = np.empty(np.shape(margin), dtype=algorithm.dtype)
     column = step.reshape(n, -1)  # a view: column k is class k's step
-    kernels = _kernels.load("_tree_numba", n)
+    compiled = kernels.load("core._tree_numba", n)
     trees = []
     for k, sample in enumerate(samples):
         class_stats = algorithm.class_stats(stats, k)
@@ -222,10 +222,10 @@ def boost_round(
             algorithm.leaf_stats(splitter, class_stats),
         )
         if len(grown_rows) == n:  # every row's leaf is known from growing the tree
-            if kernels is None:
+            if compiled is None:
                 column[:, k][grown_rows] = tree.value[grown_leaf]
             else:
-                kernels.put_leaf_values(column[:, k], grown_rows, grown_leaf, tree.value)
+                compiled.put_leaf_values(column[:, k], grown_rows, grown_leaf, tree.value)
         else:  # rows left out by subsample are routed
             column[:, k] = tree.predict(X32)
         trees.append(tree)

@@ -32,7 +32,7 @@ gain. Following XGBoost's exact updater:
 Speed: everything here is numpy. When numba is installed, the scan and the
 partition use compiled twins from ``_exact_numba`` that walk the same
 candidates in the same order and add the same numbers, so they grow the same
-trees, bit for bit; set ``teachgbt._kernels.KERNEL = "numpy"`` (or the
+trees, bit for bit; set ``teachgbt.utils.kernels.KERNEL = "numpy"`` (or the
 environment variable ``TEACHGBT_KERNEL=numpy``) to use numpy only.
 """
 
@@ -43,7 +43,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import _kernels, formulas, routing
+from ..core import formulas, routing
+from ..utils import kernels
 from .grow import KRT_EPS, Candidate
 
 F32 = np.float32
@@ -62,8 +63,8 @@ SPLIT_COLUMNS = [
 
 def numba_kernels(cells=None):
     """The compiled twins of the scan and the partition (``engine._exact_numba``), or None
-    to use numpy (always on data of fewer ``cells`` than ``teachgbt._kernels.MIN_CELLS``)."""
-    return _kernels.load("engine._exact_numba", cells)
+    to use numpy (always on data of fewer ``cells`` than ``teachgbt.utils.kernels.MIN_CELLS``)."""
+    return kernels.load("engine._exact_numba", cells)
 
 
 class SortedColumns:

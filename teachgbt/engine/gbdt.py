@@ -62,7 +62,13 @@ import dataclasses
 
 import numpy as np
 
-from ..losses import Logistic, Softmax, SquaredError, sigmoid, softmax
+from ..core.losses import (
+    Logistic,
+    Softmax,
+    SquaredError,
+    sigmoid,
+    softmax,
+)
 from .boosting import Algorithm
 
 __all__ = ["GBDTAlgorithm", "initial_prediction", "PURE_VARIANCE", "ZERO_DENOMINATOR"]

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import formulas
-from ..tree import TreeBuilder
+from ..core import formulas
+from ..core.tree import TreeBuilder
 
 KRT_EPS = 1e-6  # XGBoost splits a node only when loss_chg > kRtEps
 

@@ -43,7 +43,7 @@ XGBoost takes them, so partitioning a node only moves its row ids.
 Speed: everything here is numpy. When numba is installed, the binning, the
 histograms, the partition and the scan use compiled twins from
 ``_hist_numba`` that add the same numbers in the same order, so they grow
-the same trees, bit for bit; set ``teachgbt._kernels.KERNEL = "numpy"`` (or the
+the same trees, bit for bit; set ``teachgbt.utils._kernels.KERNEL = "numpy"`` (or the
 environment variable ``TEACHGBT_KERNEL=numpy``) to use numpy only.
 """
 

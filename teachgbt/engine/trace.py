@@ -32,7 +32,7 @@ class Trace:
     1-based; with K ≥ 3 classes ``class_=k`` picks class k's tree of the round."""
 
     def __init__(self, model, X32, y, sample_weight, algorithm, tree_method, data, samples):
-        """``model``: the fitted ``teachgbt.model.Model`` (the trace reads its trees, loss and
+        """``model``: the fitted ``teachgbt.core.model.Model`` (the trace reads its trees, loss and
         classes); ``algorithm``, ``tree_method`` and ``data`` (what ``tree_method.prepare``
         made of X32): what it trained with; ``samples``: each tree's rows and features."""
         self._model = model

@@ -8,7 +8,7 @@
 estimator); ``train`` resolves them to a loss, an algorithm and a tree method, runs the
 rounds (``boosting.boost_round``), calls the hooks after every round (eval sets, early
 stopping, the caller's callbacks, the progress bar: ``engine.callbacks``) and returns the
-fitted ``teachgbt.model.Model``, with its ``Trace`` when asked to keep one. The
+fitted ``teachgbt.core.model.Model``, with its ``Trace`` when asked to keep one. The
 estimators are thin adapters over it, as XGBoost's ``XGBModel`` is over ``xgboost.train``.
 """
 
@@ -18,10 +18,15 @@ import dataclasses
 import numbers
 from dataclasses import dataclass
 
-from .._validation import check_finite_params, check_nonneg
-from ..losses import get_loss
-from ..model import Model
-from .boosting import TREE_METHODS, RoundSampler, XGBoostAlgorithm, boost_round
+from ..core.losses import get_loss
+from ..core.model import Model
+from ..utils import check_finite_params, check_nonneg
+from .boosting import (
+    TREE_METHODS,
+    RoundSampler,
+    XGBoostAlgorithm,
+    boost_round,
+)
 from .callbacks import EarlyStopping, EvalSets, progress_bar
 from .gbdt import GBDTAlgorithm
 from .grow import GrowParams

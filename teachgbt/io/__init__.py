@@ -9,18 +9,25 @@
 
 Every model is built through the public constructor ``BoostingClassifier.from_trees`` /
 ``BoostingRegressor.from_trees``. The teachgbt file format itself (name, version,
-model → dict) lives in ``teachgbt._modelfile``, which ``model.save`` uses.
+model → dict) lives in ``teachgbt.io.native``, which ``model.save`` uses.
 """
 
 from __future__ import annotations
 
 import os
 
-from .._modelfile import FORMAT, VERSION, check_header, save, to_dict
-from .._validate_model import ModelFileError, check_model_dict
+from ..core import ModelFileError
+from ..core.tree import Tree
 from ..estimators import BoostingClassifier, BoostingRegressor
-from ..tree import Tree
 from ._common import ImportAssumptionWarning, build, self_check
+from ._validate import check_model_dict
+from .native import (
+    FORMAT,
+    VERSION,
+    check_header,
+    save,
+    to_dict,
+)
 
 __all__ = [
     "save",
@@ -65,7 +72,7 @@ def from_dict(d):
 
 def load(path):
     """Read a model written by ``model.save(path)``."""
-    from .._files import read_bytes
+    from ..utils import read_bytes
     from ._sniff import MAX_FILE, kind_of_start, parse_json
 
     path = os.fspath(path)

@@ -1,6 +1,6 @@
 """What every importer shares: a description of the imported model, the step from another
 library's node arrays to a ``tg.Tree`` (which keeps the library's threshold and the name of
-its comparison, ``teachgbt.routing``), the one place that builds the fitted teachgbt model
+its comparison, ``teachgbt.core.routing``), the one place that builds the fitted teachgbt model
 (``from_trees``), and the self-check against the library's own margins.
 
 An importer reads the other library's trees into ``Imported`` and calls ``build``.
@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.tree import Tree
 from ..estimators import BoostingClassifier, BoostingRegressor
-from ..tree import Tree
 
 __all__ = [
     "Imported",

@@ -16,7 +16,7 @@ a round, tree index = round·K + class; the initial score of class k (log of its
 not centred) is folded into tree k of the first round. With ``num_class=2`` it stays a
 softmax over two margins (two trees a round; ``predict_proba`` is LightGBM's).
 
-Thresholds are kept as written, with LightGBM's rule (``teachgbt.routing``): x ≤ t in
+Thresholds are kept as written, with LightGBM's rule (``teachgbt.core.routing``): x ≤ t in
 float64, |x| ≤ 1e-35 read as 0, NaN read as 0 unless the split's missing type is NaN,
 and with missing type Zero (``zero_as_missing=true``) 0 routed as the missing value.
 A single-leaf tree is written with empty ``leaf_weight=``/``leaf_count=`` lines.
@@ -31,9 +31,15 @@ import warnings
 
 import numpy as np
 
-from .._validate_model import check_imported_tree, check_model_counts
-from ..losses import sigmoid
-from ._common import ImportAssumptionWarning, Imported, make_tree, multiclass_order
+from ..core import check_imported_tree
+from ..core.losses import sigmoid
+from ._common import (
+    ImportAssumptionWarning,
+    Imported,
+    make_tree,
+    multiclass_order,
+)
+from ._validate import check_model_counts
 
 __all__ = ["read_lightgbm", "lightgbm_source"]
 

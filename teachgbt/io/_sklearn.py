@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..losses import sigmoid
+from ..core.losses import sigmoid
 from ._common import Imported, make_tree, multiclass_order
 
 __all__ = ["sklearn_source"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 
-from .._files import read_bytes
+from ..utils import read_bytes
 
 __all__ = ["KINDS", "MAX_FILE", "read_model_file", "parse_json", "kind_of_start"]
 

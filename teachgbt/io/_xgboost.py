@@ -31,9 +31,15 @@ import warnings
 
 import numpy as np
 
-from .._validate_model import check_xgboost
-from ._common import ImportAssumptionWarning, Imported, make_tree, multiclass_order, unknown_count
+from ._common import (
+    ImportAssumptionWarning,
+    Imported,
+    make_tree,
+    multiclass_order,
+    unknown_count,
+)
 from ._common import warn_assumed as _warn_assumed
+from ._validate import check_xgboost
 
 __all__ = ["read_xgboost", "XGB_DEFAULTS"]
 

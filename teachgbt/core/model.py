@@ -1,0 +1,285 @@
+"""The fitted model: what training, an import or a model file produced, and the one place
+that turns it into margins.
+
+A ``Model`` holds the base margin(s), the trees in XGBoost's order (round by round, one
+tree per class within a round when K ≥ 3), the classes, the feature names, the loss and
+its link, where the model came from and the parameters it was trained with. Everything
+that shows or checks a model — the estimators, the trace, explanations, plots,
+contributions, the command line, the explorer — asks it rather than re-deriving:
+
+    model.margins(X, iteration_range)   base margin + Σ η·f_t(x) over rounds start … end−1
+    model.margins_after(X, k)           the margins after k rounds (k = 0: the base margin)
+    model.predict(X, iteration_range)   the link applied: probabilities, or the margin
+    model.tree(round, class_)           the tree of a round (1-based) and class
+    model.n_rounds, model.n_outputs     rounds, and trees per round (K, or 1)
+    model.is_classifier                 the margin is log-odds (or K softmax margins)
+    model.feature_name(j)               the name of feature j
+
+``engine.training.train`` returns one; ``BoostingClassifier.from_trees`` wraps one made
+from trees.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..utils import check_X
+from . import routing
+from .tree import add_tree_values
+
+__all__ = ["Model", "FITTED_HERE"]
+
+FITTED_HERE = "fitted here"
+
+
+class Model:
+    """A fitted gradient boosted trees model.
+
+    ``trees``: ``tg.Tree`` objects in XGBoost's order, whole rounds; their leaves hold
+    η·w*. ``base_score``: in prediction space (a probability for two classes; K margins
+    for K ≥ 3). ``loss``: a ``teachgbt.core.losses.Loss`` (its ``transform`` is the link).
+    ``classes``: a classifier's labels, None for a regressor. ``params``: the effective
+    ``GrowParams`` the trees were (or would be) grown with; ``algorithm``: "xgboost" or
+    "gbdt"; ``margin_dtype``: the precision margins are summed in (float32 as XGBoost,
+    float64 as scikit-learn's GBDT). ``best_iteration``: 0-based best round of early
+    stopping, or None. ``origin``: where the model came from ("fitted here", "made from
+    trees (tg.load, from_trees)", "imported from LightGBM (m.txt)", ...).
+    """
+
+    def __init__(
+        self,
+        trees,
+        base_score,
+        loss,
+        *,
+        n_features,
+        feature_names=None,
+        classes=None,
+        params=None,
+        algorithm="xgboost",
+        margin_dtype=np.float32,
+        best_iteration=None,
+        origin=FITTED_HERE,
+    ):
+        self.loss = loss
+        self.base_score = base_score
+        self.base_margin = loss.base_margin(base_score)
+        self.n_features = int(n_features)
+        self.feature_names = None if feature_names is None else [str(c) for c in feature_names]
+        self.classes = None if classes is None else np.asarray(classes)
+        self.params = params
+        self.algorithm = algorithm
+        self.margin_dtype = margin_dtype
+        self.best_iteration = best_iteration
+        self.origin = origin
+        self.evals_result = {}  # XGBoost's evals_result(): filled while training
+        self.trace = None  # an engine.trace.Trace when the training data was kept
+        self.trees = []
+        trees = list(trees)
+        K = self.n_outputs
+        if len(trees) % K:
+            raise ValueError(
+                f"{K} classes need one tree per class in every round; "
+                f"{len(trees)} trees are not whole rounds of {K}"
+            )
+        for start in range(0, len(trees), K):
+            self.add_round(trees[start : start + K])
+
+    # ------------------------------------------------------------ what it is
+    @property
+    def n_outputs(self):
+        """Margins per instance, and trees per round: K for softmax, else 1."""
+        return self.loss.n_outputs
+
+    @property
+    def n_rounds(self):
+        return len(self.trees) // self.n_outputs
+
+    @property
+    def is_classifier(self):
+        """Whether the margin is log-odds (or K softmax margins) and predictions are
+        probabilities: the one answer to "is it a classifier?" for everything that shows it."""
+        return bool(self.loss.is_classification)
+
+    @property
+    def imported(self):
+        """Whether the trees were grown by another library (the importers' origin says
+        "imported from <library> (<source>)")."""
+        return self.origin.startswith("imported from")
+
+    @property
+    def n_classes(self):
+        return 0 if self.classes is None else len(self.classes)
+
+    def feature_name(self, j):
+        """The name of feature ``j`` (0-based): the model's, else ``f{j}``."""
+        if self.feature_names is not None:
+            return self.feature_names[j]
+        return f"f{j}"
+
+    @property
+    def names(self):
+        """Every feature's name (``f0``, ``f1``, ... when the model has none)."""
+        return [self.feature_name(j) for j in range(self.n_features)]
+
+    def link(self, margin):
+        """Margin → prediction: σ, softmax, or the margin itself."""
+        return self.loss.transform(margin)
+
+    # ------------------------------------------------------------ trees by round and class
+    def add_round(self, trees):
+        """Append one round's trees (one, or one per class) and stamp each with its round
+        (1-based) and class (0-based, K ≥ 3 only) where it has none: the one place that
+        numbers trees."""
+        K = self.n_outputs
+        if len(trees) != K:
+            raise ValueError(f"a round has {K} tree(s); got {len(trees)}")
+        t = self.n_rounds + 1
+        for k, tree in enumerate(trees):
+            if tree.round is None:
+                tree.round = t
+            if tree.class_ is None and K > 1:
+                tree.class_ = k
+        self.trees.extend(trees)
+
+    def check_round(self, t):
+        """``t`` as a round number 1 … n_rounds, or a ValueError saying what is allowed."""
+        ok = isinstance(t, numbers.Integral) and not isinstance(t, bool)
+        if not ok or not 1 <= t <= self.n_rounds:
+            raise ValueError(f"round t must be a whole number from 1 to {self.n_rounds}; got {t!r}")
+        return int(t)
+
+    def check_class(self, class_):
+        """The class index a round's tree is picked by: required with K ≥ 3 classes (an
+        index into ``classes``), None otherwise (then 0 is returned)."""
+        K = self.n_outputs
+        if K == 1:
+            if class_ is not None:
+                raise ValueError(
+                    f"class_={class_!r}: this model has one tree per round; class_ is for "
+                    "classifiers of three or more classes"
+                )
+            return 0
+        labels = ", ".join(f"{k} ({self._label(k)!r})" for k in range(K))
+        if class_ is None:
+            raise ValueError(
+                f"this model has {K} classes and one tree per class each round: "
+                f"pass class_= one of {labels}"
+            )
+        ok = isinstance(class_, numbers.Integral) and not isinstance(class_, bool)
+        if not ok or not 0 <= class_ < K:
+            raise ValueError(f"class_ must be one of {labels}; got {class_!r}")
+        return int(class_)
+
+    def _label(self, k):
+        if self.classes is None:
+            return k
+        return np.asarray(self.classes[k]).tolist()
+
+    def tree_index(self, t, class_=None):
+        """Position in ``trees`` of round ``t``'s tree of class ``class_`` (both checked)."""
+        return (self.check_round(t) - 1) * self.n_outputs + self.check_class(class_)
+
+    def tree(self, t, class_=None):
+        """The tree of round ``t`` (1-based); with K ≥ 3 classes, class ``class_``'s."""
+        return self.trees[self.tree_index(t, class_)]
+
+    def round_trees(self, t):
+        """The trees of round t (1-based): one, or one per class."""
+        K = self.n_outputs
+        return self.trees[(t - 1) * K : t * K]
+
+    # ------------------------------------------------------------ prediction
+    def rounds(self, iteration_range=None):
+        """``(start, end)``: the rounds start … end−1 (0-based) a prediction adds, with
+        XGBoost's meaning: None, or ``end = 0``, is up to the last round, or up to
+        ``best_iteration`` after early stopping; so (0, 0) is every round."""
+        n = self.n_rounds
+        last = n if self.best_iteration is None else min(self.best_iteration + 1, n)
+        if iteration_range is None:
+            return 0, last
+        try:
+            start, end = iteration_range
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"iteration_range must be a pair (start, end) of rounds; got {iteration_range!r}"
+            ) from None
+        for v in (start, end):
+            if not isinstance(v, numbers.Integral) or isinstance(v, bool):
+                raise ValueError(
+                    f"iteration_range must be whole numbers (start, end); got {iteration_range!r}"
+                )
+        end = last if end == 0 else int(end)
+        if not 0 <= start <= end <= n:
+            raise ValueError(
+                f"iteration_range={tuple(iteration_range)!r}: this model has {n} rounds; use "
+                f"0 <= start <= end <= {n} (end = 0: up to the last round)"
+            )
+        return int(start), end
+
+    def used_trees(self, iteration_range=None, class_=None):
+        """The trees a prediction over ``iteration_range`` adds; with ``class_`` (K ≥ 3)
+        only that class's."""
+        start, end = self.rounds(iteration_range)
+        K = self.n_outputs
+        trees = self.trees[start * K : end * K]
+        return trees if class_ is None else trees[self.check_class(class_) :: K]
+
+    def class_base_margin(self, class_=None):
+        """The starting margin a class's trees add to (the one margin when K = 1)."""
+        k = self.check_class(class_)
+        return float(np.asarray(self.base_margin, dtype=np.float64).reshape(-1)[k])
+
+    def check_X(self, X, what="X", owner="the model"):
+        """``X`` validated and in the precision the trees read it: float32, or float64 when a
+        tree compares float64 values (LightGBM, HistGradientBoosting), where finite values
+        beyond float32 are numbers too. Returns (matrix, feature names or None).
+        ``owner`` names who expects the model's features in the error for a wrong count."""
+        trees = self.trees
+        X, names = check_X(X, what, routing.input_dtype(trees), routing.takes_beyond_float32(trees))
+        if X.shape[1] != self.n_features:
+            raise ValueError(
+                f"{what} has {X.shape[1]} features, but {owner} is expecting "
+                f"{self.n_features} features as input (it was fitted with {self.n_features})"
+            )
+        return X, names
+
+    def margins(self, X, iteration_range=None):
+        """Base margin + Σ η·f_t(x) over the rounds of ``iteration_range``, summed in the
+        model's precision: (n,), or (n, K) with K ≥ 3 classes. ``X``: the validated
+        feature matrix (``check_X``)."""
+        return self._sum(self.used_trees(iteration_range), X)
+
+    def margins_after(self, X, k):
+        """The margins after the first ``k`` rounds; k = 0 is the base margin alone (which
+        no ``iteration_range`` asks for: XGBoost reads (0, 0) as every round)."""
+        if not isinstance(k, numbers.Integral) or not 0 <= k <= self.n_rounds:
+            raise ValueError(f"k must be a whole number from 0 to {self.n_rounds}; got {k!r}")
+        return self._sum(self.trees[: k * self.n_outputs], X)
+
+    def _sum(self, trees, X):
+        """Base margin + Σ of ``trees`` (whole rounds): the one place margins are added."""
+        K = self.n_outputs
+        if K == 1:
+            margin = np.full(len(X), self.base_margin, dtype=self.margin_dtype)
+            return add_tree_values(trees, X, margin).astype(np.float64)
+        out = np.empty((len(X), K), dtype=np.float64)
+        base = np.asarray(self.base_margin, dtype=self.margin_dtype)
+        for k in range(K):  # XGBoost's order: class k owns every K-th tree
+            margin = np.full(len(X), base[k], dtype=self.margin_dtype)
+            out[:, k] = add_tree_values(trees[k::K], X, margin)
+        return out
+
+    def predict(self, X, iteration_range=None):
+        """The link applied to ``margins``: probabilities for a classifier."""
+        return self.link(self.margins(X, iteration_range))
+
+    def __repr__(self):
+        kind = "classifier" if self.is_classifier else "regressor"
+        per = f" of {self.n_outputs} trees" if self.n_outputs > 1 else ""
+        return (
+            f"<teachgbt.Model: {self.algorithm} {kind}, {self.n_rounds} rounds{per}, "
+            f"{self.n_features} features; {self.origin}>"
+        )

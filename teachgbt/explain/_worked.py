@@ -1,0 +1,377 @@
+"""The tutorial's formulas with the model's own numbers filled in.
+
+Each function returns an ``Explanation``: ``print()`` it in a terminal, or
+let Jupyter show it as LaTeX (``_repr_latex_``). Negative numbers are put in
+brackets where they are substituted, as one writes them by hand:
+w* = −(−1.333) / (0.889 + 1).
+
+    tg.explain.leaf(model, t, node)      w* = −G/(H+λ) and η·w*
+    tg.explain.split(model, t, node)     the gain of the split made at a node
+    tg.explain.prediction(model, x)      base_score + Σ η·w over the leaves x reaches, σ
+    tg.explain.contributions(model, X)   each feature's share of each margin (SHAP or path)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.format import format_number, format_rule, split_rule
+from ..core.losses import sigmoid, softmax
+from ..utils import check_instance, check_is_fitted
+from . import attributions as _contributions
+from ._builder import (
+    Explanation,
+    bracketed,
+    leaf_weight_steps,
+    line,
+    number,
+    split_gain_steps,
+)
+
+__all__ = ["leaf", "split", "prediction", "contributions"]
+
+
+# ------------------------------------------------------------------ from a model
+def _check(model, t=None, node=None, class_=None):
+    """The tree of round ``t`` (1-based; ``class_``'s with K ≥ 3 classes), node checked."""
+    check_is_fitted(model)
+    if t is None:
+        return None
+    tree = model.model_.tree(t, class_)
+    if not isinstance(node, (int, np.integer)) or not 0 <= node < tree.n_nodes:
+        raise ValueError(
+            f"the tree of round {t} has nodes 0 to {tree.n_nodes - 1}; got node={node!r}"
+        )
+    return tree
+
+
+def _is_gbdt(model):
+    return model.model_.algorithm == "gbdt"
+
+
+def leaf(model, t, node, precision=3, *, class_=None):
+    """w* of node ``node`` of round ``t``'s tree (class ``class_``'s with K ≥ 3 classes)
+    with its G, H and λ, then the value η·w* it adds."""
+    tree = _check(model, t, node, class_)
+    p = precision
+    prm = model.params_
+    kind = "leaf" if tree.feature[node] < 0 else "node"
+    as_leaf = "" if kind == "leaf" else " (a split; as a leaf it would weigh)"
+    gbdt = _is_gbdt(model)
+    rows = int(tree.n[node])
+    count = f"n = {rows} row{'s' * (rows != 1)}" if rows >= 0 else "n unknown (not stored)"
+    title = f"{_tree_title(model, t, class_)}, {kind} {node}{as_leaf}: {count}"
+    if np.isnan(tree.G[node]):
+        return _stored_leaf(model, tree, node, title, p)
+    ex = leaf_weight_steps(
+        tree.G[node],
+        tree.H[node],
+        prm.reg_lambda,
+        prm.reg_alpha,
+        prm.max_delta_step,
+        p,
+        title,
+        gbdt=gbdt,
+    )
+    w = float(tree.weight[node])
+    if tree.H[node] < prm.min_child_weight:
+        ex.notes.append(
+            f"H = {number(tree.H[node], p)} < min_child_weight = "
+            f"{number(prm.min_child_weight, p)}: the weight is set to 0"
+        )
+    eta = tree.learning_rate
+    value = float(tree.value[node])
+    ex.lines.append(
+        line(
+            "η·w*",
+            f"{number(eta, 6)} × {bracketed(w, p)} = {number(value, p)}",
+            r"\eta\, w^*",
+            rf"{number(eta, 6)} \times {bracketed(w, p)} = {number(value, p)}",
+        )
+    )
+    clf = model.model_.is_classifier
+    if gbdt:
+        what = "Σ residual" + (" and H = Σ p(1−p)" if clf else " and H = n")
+        ex.notes.insert(0, f"G = −{what} of the rows in the node (seed 004)")
+    else:
+        ex.notes.insert(0, "G = Σ g, H = Σ h of the rows in the node")
+    if class_ is not None:  # softmax: one margin per class
+        ex.notes.append(
+            f"This moves the margin of class {_class_label(model, class_)} by "
+            f"{number(value, p)}; the probabilities are the softmax of all the classes' margins"
+        )
+    elif clf:
+        ex.notes.append(
+            f"This is log-odds, not a probability: the leaf moves the margin by "
+            f"{number(value, p)}; a row's probability is σ of its whole margin (F0 plus "
+            "every tree's step)"
+        )
+    ex.value = w
+    ex.values.update(weight=w, value=value, learning_rate=eta)
+    return ex
+
+
+def _class_label(model, k):
+    label = model.classes_[k]
+    return repr(label.item() if hasattr(label, "item") else label)
+
+
+def _tree_title(model, t, class_):
+    """``Tree i``, with its round and class when a round has one tree per class (then the
+    tree number i counts every tree, as ``trees_[i − 1]``)."""
+    if class_ is None:
+        return f"Tree {t}"
+    i = model.model_.tree_index(t, class_) + 1
+    return f"Tree {i} (round {t}, class {class_})"
+
+
+def _unknown_why(model):
+    notes = [n for n in getattr(model, "import_notes_", []) if "G" in n or "H" in n]
+    return notes[0] if notes else f"this model was {model.model_.origin} without G"
+
+
+def _stored_leaf(model, tree, node, title, p):
+    """w* from the stored value when G is not known (an imported model): w* = value / η."""
+    w, eta, value = float(tree.weight[node]), tree.learning_rate, float(tree.value[node])
+    lines = [
+        line(
+            "w*",
+            f"value / η = {bracketed(value, p)} / {number(eta, 6)} = {number(w, p)}",
+            "w^*",
+            rf"\text{{value}} / \eta = {bracketed(value, p)} / {number(eta, 6)} = {number(w, p)}",
+        )
+    ]
+    notes = [f"G is not known here, so w* = −G/(H+λ) cannot be filled in: {_unknown_why(model)}"]
+    if not np.isnan(tree.H[node]):
+        notes.append(f"H = {number(tree.H[node], p)}")
+    values = {"weight": w, "value": value, "learning_rate": eta}
+    return Explanation(title, lines, w, notes, values)
+
+
+def _split_sums(model, t, node, tree, class_):
+    """G_L, H_L, G_R, H_R as the split finder saw them (the chosen row of ``splits``)."""
+    trace = getattr(model, "trace_", None)  # None: made from trees, or explore's proxy
+    if trace is not None:
+        table = trace.splits(t, node, class_=class_)
+        chosen = table[table["chosen"]]
+        if len(chosen):
+            c = chosen.iloc[0]
+            return float(c["G_L"]), float(c["H_L"]), float(c["G_R"]), float(c["H_R"])
+    if _is_gbdt(model) and not model.model_.imported:  # imported: G = −Σ residual
+        raise ValueError(
+            "this model has no training trace (trace_), so the residual sums its "
+            "split was chosen by are not known"
+        )
+    L, R = int(tree.left[node]), int(tree.right[node])
+    return float(tree.G[L]), float(tree.H[L]), float(tree.G[R]), float(tree.H[R])
+
+
+def split(model, t, node, precision=3, *, class_=None):
+    """The gain of the split made at ``node`` of round ``t``'s tree (class ``class_``'s with
+    K ≥ 3 classes), with G_L, H_L, G_R, H_R, λ, γ."""
+    tree = _check(model, t, node, class_)
+    if tree.feature[node] < 0:
+        which = "" if class_ is None else f", class_={class_}"
+        raise ValueError(
+            f"node {node} of {_tree_title(model, t, class_)} is a leaf: it has no split. See "
+            f"explain.leaf(model, {t}, {node}{which}) for its weight"
+        )
+    prm = model.params_
+    lam = 0.0 if _is_gbdt(model) else prm.reg_lambda  # GBDT ranks splits by plain squared error
+    G_L, H_L, G_R, H_R = _split_sums(model, t, node, tree, class_)
+    rule = split_rule(tree, node)
+    miss = "left" if tree.default_left[node] else "right"
+    title = f"{_tree_title(model, t, class_)}, node {node}: split {rule} (missing values go {miss})"
+    if np.isnan([G_L, H_L, G_R, H_R]).any():  # imported: only the library's loss_chg is known
+        lc, gain, g, p = float(tree.loss_chg[node]), float(tree.gain[node]), prm.gamma, precision
+        rhs = f"½(loss_chg − gamma) = ½({bracketed(lc, p)} − {number(g, p)}) = {number(gain, p)}"
+        lines = [line("Gain", rhs, r"\text{Gain}", rhs)]
+        notes = [
+            f"G_L, H_L, G_R, H_R are not known here: {_unknown_why(model)}",
+            "loss_chg is the number the library stored for this split",
+        ]
+        return Explanation(title, lines, gain, notes, {"gain": gain, "loss_chg": lc})
+    # the γ convention: seed 000's γ is half the model's gamma, XGBoost's min_split_loss
+    ex = split_gain_steps(G_L, H_L, G_R, H_R, lam, prm.gamma / 2, precision, title)
+    ex.notes.insert(
+        0,
+        f"left: G_L = {number(G_L, precision)}, H_L = {number(H_L, precision)};  "
+        f"right: G_R = {number(G_R, precision)}, H_R = {number(H_R, precision)}",
+    )
+    lc = ex.values["loss_chg"]
+    ex.notes.append(
+        f"γ = gamma/2: the model's gamma = {number(prm.gamma, precision)} is XGBoost's, so "
+        f"gain = ½·loss_chg − gamma/2 = ½·{bracketed(lc, precision)} − "
+        f"{number(prm.gamma / 2, precision)}"
+    )
+    ex.values["model_gamma"] = float(prm.gamma)
+    if ex.value < 0:
+        ex.notes.append(
+            "gain < 0: pruning removes such a split when both its children are leaves; "
+            "this one stays because a split below it is kept"
+        )
+    if _is_gbdt(model):
+        ex.notes.append(
+            "GBDT: g = −residual and h = 1 here, λ = 0, so loss_chg is the drop in "
+            "the squared error of the residuals"
+        )
+    if prm.reg_alpha or (prm.max_delta_step and not _is_gbdt(model)):
+        ex.notes.append(
+            "with reg_alpha / max_delta_step the trainer's gain differs: "
+            f"the tree records gain = {number(tree.gain[node], precision)}"
+        )
+    return ex
+
+
+def prediction(model, x, precision=3, iteration_range=None, *, class_=None):
+    """How the model predicts ``x``: the start margin from base_score, plus η·w of the leaf x
+    reaches in each round's tree, then σ for a classifier. With K ≥ 3 classes, class
+    ``class_``'s margin through its trees, then its softmax probability.
+    ``iteration_range``: the rounds followed, as ``decision_function``'s."""
+    _check(model)
+    fitted = model.model_
+    p = precision
+    v = check_instance(x, getattr(model, "feature_names_in_", None), model.n_features_in_)
+    k = fitted.check_class(class_)
+    trees = fitted.used_trees(iteration_range, class_)
+    start, _ = fitted.rounds(iteration_range)
+    margins = fitted.margins(v.reshape(1, -1), iteration_range)[0]
+    clf = fitted.is_classifier
+    softmax_class = fitted.n_outputs > 1
+    m0 = fitted.class_base_margin(class_)
+    base = float(np.asarray(model.base_score_, dtype=float).reshape(-1)[k])
+    lines, routes, notes = [], [], []
+    if clf and not softmax_class:
+        lines.append(
+            line(
+                "margin₀",
+                f"logit(base_score) = log({number(base, p)} / (1 − {number(base, p)})) = "
+                f"{number(m0, p)}",
+                r"\text{margin}_0",
+                rf"\operatorname{{logit}}({number(base, p)}) = \log\frac{{{number(base, p)}}}"
+                rf"{{1 - {number(base, p)}}} = {number(m0, p)}",
+            )
+        )
+    else:
+        which = f"[{k}]" if softmax_class else ""
+        lines.append(
+            line(
+                "margin₀",
+                f"base_score{which} = {number(m0, p)}",
+                r"\text{margin}_0",
+                rf"\text{{base}}\_\text{{score}}{which} = {number(m0, p)}",
+            )
+        )
+    adds = []
+    for tree in trees:
+        path = tree.path(v)
+        steps = []
+        for a, b in zip(path[:-1], path[1:]):
+            f = int(tree.feature[a])
+            val = v[f]
+            ans = "yes" if b == int(tree.left[a]) else "no"
+            shown = "missing" if np.isnan(val) else format_number(val, 6)
+            value_of = f"{tree.feature_name(f)} = {shown}"
+            steps.append(f"{format_rule(value_of, tree.threshold[a], tree.rule)}? {ans}")
+        lf = path[-1]
+        w, val = float(tree.weight[lf]), float(tree.value[lf])
+        adds.append(val)
+        route = "; ".join(steps) if steps else "(a single leaf)"
+        routes.append(
+            f"round {tree.round}: {route} → leaf {lf}: η·w* = {number(tree.learning_rate, 6)} × "
+            f"{bracketed(w, p)} = {number(val, p)}"
+        )
+    margin = float(margins if np.ndim(margins) == 0 else margins[k])
+    terms = " + ".join(bracketed(a, p) for a in adds)
+    if adds:
+        lines.append(
+            line(
+                "margin",
+                "margin₀ + Σ_t η·w*_t",
+                r"\text{margin}",
+                r"\text{margin}_0 + \sum_t \eta\, w^*_t",
+            )
+        )
+        lines.append(line("", f"{bracketed(m0, p)} + {terms}", "", f"{bracketed(m0, p)} + {terms}"))
+    lines.append(
+        line(
+            "margin" if not adds else "",
+            number(margin, p),
+            r"\text{margin}" if not adds else "",
+            number(margin, p),
+        )
+    )
+    value = margin
+    if softmax_class:
+        prob = float(softmax(np.asarray(margins).reshape(1, -1))[0, k])
+        others = " + ".join(f"e^{bracketed(m, p)}" for m in margins)
+        lines.append(
+            line(
+                "p",
+                f"e^margin / Σ_j e^margin_j = e^{bracketed(margin, p)} / ({others}) = "
+                f"{number(prob, p)}",
+                "p",
+                rf"\frac{{e^{{{bracketed(margin, p)}}}}}{{{others}}} = {number(prob, p)}",
+            )
+        )
+        value = prob
+        notes.append(
+            f"p is the probability of class {_class_label(model, k)}: the softmax of every "
+            "class's margin; its margin follows its own trees"
+        )
+    elif clf:
+        prob = sigmoid(margin)
+        lines.append(
+            line(
+                "p",
+                f"σ(margin) = 1 / (1 + e^−{bracketed(margin, p)}) = {number(prob, p)}",
+                "p",
+                rf"\sigma(\text{{margin}}) = \frac{{1}}{{1 + e^{{-{bracketed(margin, p)}}}}}"
+                rf" = {number(prob, p)}",
+            )
+        )
+        value = prob
+        notes.append(
+            f"p is the probability of the positive class, {model.classes_[1]}; "
+            "the margin is log-odds"
+        )
+    if iteration_range is None:
+        notes.extend(_contribution_lines(model, v, p, class_))
+    values = {"base_score": base, "base_margin": m0, "leaf_values": adds, "margin": margin}
+    values["rounds"] = [start + 1 + i for i in range(len(trees))]
+    if clf:
+        values["proba"] = value
+    title = f"Prediction of {len(trees)} tree{'s' * (len(trees) != 1)} for one instance"
+    if softmax_class:
+        title += f", class {_class_label(model, k)}"
+    return Explanation(title, lines, value, notes, values, intro=routes)
+
+
+# the feature contributions that ``prediction`` lists before folding the rest together
+PREDICTION_FEATURES = 5
+
+
+def _contribution_lines(model, v, p, class_=None):
+    """The short "feature contributions" block of ``prediction``: SHAP values, largest first."""
+    deepest = max((tree.max_depth for tree in model.trees_), default=0)
+    if deepest > _contributions.SHAP_MAX_DEPTH:
+        return [
+            f"feature contributions (SHAP): not computed for a tree {deepest} levels deep "
+            f"(TreeSHAP follows up to {_contributions.SHAP_MAX_DEPTH})"
+        ]
+    row = contributions(model, v.reshape(1, -1), class_=class_).iloc[0]
+    out = [f"feature contributions to the margin (SHAP): bias = {number(row['bias'], p)}"]
+    names = list(row.index[:-1])
+    for name, phi in _contributions.largest(row, PREDICTION_FEATURES):
+        sign = "+" if phi >= 0 else "−"
+        if name in names:
+            x = v[names.index(name)]
+            name = f"{name} = {'missing' if np.isnan(x) else format_number(x, 6)}"
+        out.append(f"  {name}: {sign}{number(abs(phi), p)}")
+    return out
+
+
+def contributions(model, X, method="shap", class_=None):
+    """Each feature's contribution to each row's margin, plus ``bias``: a DataFrame whose
+    rows sum to ``decision_function``. See ``teachgbt.explain.attributions``."""
+    return _contributions.contributions(model, X, method, class_)

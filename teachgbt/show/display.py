@@ -1,0 +1,116 @@
+"""Trace tables that read well in Jupyter and in a terminal.
+
+    tg.display.splits(model, 1, 0)     # every candidate split; the chosen one highlighted
+    tg.display.style(model.trace_.nodes(1))
+
+In Jupyter the chosen split (``chosen``) is highlighted and leaves
+(``is_leaf``) are shaded, through pandas' Styler when jinja2 is installed
+(plain HTML with a marker column otherwise); in a terminal the chosen row is
+marked with ``◀``. The DataFrame itself is ``.frame``, untouched.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..core.format import format_threshold
+
+__all__ = ["Table", "style", "splits", "nodes", "instances", "epochs"]
+
+_CHOSEN = "background-color: #fff2a8; font-weight: bold"
+_LEAF = "background-color: #eef4fb"
+
+
+def _has_jinja2():
+    try:
+        import jinja2  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class Table:
+    """A trace table with its display rules; ``.frame`` is the DataFrame."""
+
+    def __init__(self, frame, precision=4):
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(f"style() takes a DataFrame; got {type(frame).__name__}")
+        self.frame = frame
+        self.precision = int(precision)
+
+    def _marks(self):
+        df = self.frame
+        if "chosen" in df.columns:
+            return np.where(df["chosen"].to_numpy(dtype=bool), "◀ chosen", "")
+        return None
+
+    def _rounded(self):
+        df = self.frame.copy()
+        floats = [c for c in df.select_dtypes("float").columns if c != "threshold"]
+        df[floats] = df[floats].round(self.precision)
+        if "threshold" in df.columns:  # exactly the rule the tree applies, never rounded
+            df["threshold"] = [_threshold(t) for t in df["threshold"]]
+        return df
+
+    def __repr__(self):
+        df = self._rounded()
+        marks = self._marks()
+        if marks is not None:
+            df[""] = marks
+        with pd.option_context("display.max_columns", None, "display.width", 200):
+            return df.to_string()
+
+    def styler(self):
+        """A pandas Styler with the highlights (needs jinja2)."""
+        df = self.frame
+
+        def rows(row):
+            if "chosen" in df.columns and bool(row["chosen"]):
+                return [_CHOSEN] * len(row)
+            if "is_leaf" in df.columns and bool(row["is_leaf"]):
+                return [_LEAF] * len(row)
+            return [""] * len(row)
+
+        st = df.style.apply(rows, axis=1).format(precision=self.precision)
+        if "threshold" in df.columns:
+            st = st.format(_threshold, subset=["threshold"])
+        return st
+
+    def _repr_html_(self):
+        if _has_jinja2():
+            return self.styler().to_html()
+        df = self._rounded()
+        marks = self._marks()
+        if marks is not None:
+            df[""] = marks
+        return df.to_html()
+
+
+def _threshold(t):
+    return "" if pd.isna(t) else format_threshold(t)
+
+
+def style(frame, precision=4):
+    """Wrap any trace table for display (highlights ``chosen`` rows and leaves)."""
+    return Table(frame, precision)
+
+
+def splits(model, t, node, precision=4):
+    """``model.trace_.splits(t, node)``, the chosen split highlighted."""
+    return Table(model.trace_.splits(t, node), precision)
+
+
+def nodes(model, t, precision=4):
+    """``model.trace_.nodes(t)``, leaves shaded."""
+    return Table(model.trace_.nodes(t), precision)
+
+
+def instances(model, t, precision=4):
+    """``model.trace_.instances(t)``."""
+    return Table(model.trace_.instances(t), precision)
+
+
+def epochs(model, precision=4):
+    """``model.trace_.epochs()`` (seed 004's table)."""
+    return Table(model.trace_.epochs(), precision)

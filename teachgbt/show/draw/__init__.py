@@ -1,0 +1,233 @@
+"""Tree diagrams: DOT text, Graphviz or matplotlib pictures, text trees, model views.
+
+Every backend takes its node labels from one builder (``labels.node_label``),
+so a number reads the same in a notebook, an image file and a terminal.
+
+Label options, shared by every function here:
+
+``fields``
+    which statistics a node shows, from ``n``, ``G``, ``H`` (or ``cover``),
+    ``gain``, ``loss_chg``, ``weight`` (w*), ``value`` (η·w*), ``proba``.
+``precision``
+    decimals of the statistics (thresholds are always printed exactly).
+``node_ids``
+    print node ids, the ``leaf`` numbers of ``trace_.instances(t)``.
+``proba``
+    the legend says that a classifier's leaf values are log-odds steps (σ of one step
+    is nobody's probability: a row's is σ of its whole margin); the model-level
+    functions set it themselves.
+``missing``
+    edges say where missing values go.
+``legend``
+    a few lines saying what the symbols mean.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...utils import check_is_fitted
+from . import dot as _dot
+from . import mpl as _mpl
+from .labels import (
+    DEFAULT_FIELDS,
+    FIELDS,
+    LabelOptions,
+    edge_label,
+    format_number,
+    format_threshold,
+    node_label,
+    tree_title,
+)
+from .layout import text_size
+from .render import SAVE_FORMATS, Diagram, graphviz_available
+from .text import tree_to_text
+
+__all__ = [
+    "FIELDS",
+    "DEFAULT_FIELDS",
+    "SAVE_FORMATS",
+    "Diagram",
+    "LabelOptions",
+    "draw",
+    "draw_model",
+    "edge_label",
+    "format_number",
+    "format_threshold",
+    "graphviz_available",
+    "instance_path",
+    "node_label",
+    "plot_model",
+    "plot_tree",
+    "text",
+    "to_dot",
+]
+
+
+def instance_path(tree, x):
+    """Node ids one instance passes through, root first.
+
+    ``x``: a 1-D array, a pandas Series or one-row DataFrame (matched to the
+    tree's feature names), or a dict of feature name → value.
+    """
+    from ...utils import check_instance
+
+    v = check_instance(x, tree.feature_names, tree.n_features, "the highlighted instance")
+    return tree.path(v)
+
+
+def _opts(kw):
+    return LabelOptions.make(**kw)
+
+
+def to_dot(tree, highlight=None, **label_options):
+    """DOT text of ``tree``; ``highlight``: an instance whose path is drawn in red."""
+    opts = _opts(label_options)
+    path = None if highlight is None else instance_path(tree, highlight)
+    return _dot.tree_to_dot(tree, opts, path)
+
+
+def text(tree, highlight=None, **label_options):
+    """The tree as text for a terminal, the same labels as the diagrams."""
+    opts = _opts(label_options)
+    path = None if highlight is None else instance_path(tree, highlight)
+    return tree_to_text(tree, opts, path)
+
+
+def draw(tree, highlight=None, engine="auto", **label_options):
+    """A ``Diagram`` of ``tree``: shows itself in Jupyter, ``.save("tree.png")``.
+
+    Uses Graphviz when its ``dot`` binary is installed, else matplotlib
+    (``engine=`` forces one).
+    """
+    opts = _opts(label_options)
+    path = None if highlight is None else instance_path(tree, highlight)
+    source = _dot.tree_to_dot(tree, opts, path)
+    return Diagram(
+        source,
+        lambda: _titled_scene(tree, opts, path),
+        engine,
+        f"a tree of {tree.n_leaves} leaves",
+    )
+
+
+def _titled_scene(tree, opts, path):
+    """The tree's scene, under its title when it has one (a tree of a K-class model)."""
+    scene = _mpl.tree_scene(tree, opts, path)
+    title = tree_title(tree)
+    if not title:
+        return scene
+    size = _mpl.FONT_SIZE
+    out = _mpl.Scene(font_size=size)
+    out.items.append(_mpl.Text(0.0, size, title, size * 1.15, weight="bold"))
+    out.width = text_size([title], size * 1.15)[0]
+    out.add(scene, 0.0, 2.0 * size)
+    return out
+
+
+def plot_tree(tree, ax=None, highlight=None, **label_options):
+    """Draw ``tree`` with matplotlib (no Graphviz needed); returns the Axes.
+
+    With ``ax=None`` a new figure is sized so the text keeps its natural
+    size; on a given Axes the fonts shrink until the tree fits.
+    """
+    opts = _opts(label_options)
+    path = None if highlight is None else instance_path(tree, highlight)
+    scene = _titled_scene(tree, opts, path)
+    if ax is None:
+        _, ax = _mpl.new_figure(scene, pyplot=True)
+    return _mpl.draw_scene(scene, ax)
+
+
+# ------------------------------------------------------------ model views
+def _check_model(model):
+    check_is_fitted(model)
+
+
+def _rounds(model, rounds):
+    n = len(model.trees_)
+    if rounds is None:
+        rounds = list(range(1, min(n, 3) + 1))
+    elif isinstance(rounds, (int, np.integer)):
+        rounds = [int(rounds)]
+    rounds = [int(k) for k in rounds]
+    bad = [k for k in rounds if not 1 <= k <= n]
+    if bad:
+        raise ValueError(f"rounds must be from 1 to {n} (the model has {n} trees); got {bad}")
+    return rounds
+
+
+def _title(model, k, tree):
+    """A tree's title in a model view: its round, and with K >= 3 classes its class."""
+    eta = f"η = {format_number(tree.learning_rate, 6)}"
+    if tree.class_ is None:
+        return f"round {k}: tree {k} ({eta})"
+    label = model.classes_[tree.class_]
+    return f"tree {k}: round {tree.round}, class {label} (classes_[{tree.class_}]; {eta})"
+
+
+def _model_parts(model, rounds, highlight, label_options):
+    _check_model(model)
+    kw = dict(label_options)
+    # the log-odds note fits one margin, not one of K softmax margins
+    kw.setdefault("proba", bool(model.loss_.is_classification) and model.loss_.n_outputs == 1)
+    opts = _opts(kw)
+    rounds = _rounds(model, rounds)
+    trees = [model.trees_[k - 1] for k in rounds]
+    paths = {}
+    if highlight is not None:
+        paths = {k: instance_path(t, highlight) for k, t in zip(rounds, trees)}
+    titles = {k: _title(model, k, t) for k, t in zip(rounds, trees)}
+    return opts, rounds, trees, paths, titles
+
+
+def _model_scene(model, opts, rounds, trees, paths, titles):
+    from .labels import legend_lines
+
+    size = _mpl.FONT_SIZE
+    scene = _mpl.Scene(font_size=size)
+    r0 = _dot.round0_text(model, opts.precision).split("\n")
+    w, h = _mpl.box_size(r0, size)
+    scene.items.append(_mpl.Box(w / 2, h / 2, w, h, r0, fill="#eeeeee"))
+    scene.width, scene.height = w, h
+    no_legend = LabelOptions(
+        opts.fields, opts.precision, opts.node_ids, opts.proba, opts.missing, legend=False
+    )
+    for k, tree in zip(rounds, trees):
+        y = scene.height + 2.0 * size
+        scene.items.append(_mpl.Text(0.0, y, titles[k], size * 1.15, weight="bold"))
+        sub = _mpl.tree_scene(tree, no_legend, paths.get(k), size)
+        scene.add(sub, 0.0, y + 1.5 * size)
+    if opts.legend and trees:
+        small = size * 0.85
+        y = scene.height + 1.5 * size
+        for line in legend_lines(trees[0], opts):
+            scene.items.append(_mpl.Text(0.0, y, line, small, color="#444444"))
+            scene.width = max(scene.width, text_size([line], small)[0])
+            y += small * 1.25
+        scene.height = y
+    return scene
+
+
+def draw_model(model, rounds=None, highlight=None, engine="auto", **label_options):
+    """One diagram of a fitted model: round 0 (base_score and its margin), then the trees of
+    ``rounds`` (1-based; default the first three)."""
+    opts, rounds, trees, paths, titles = _model_parts(model, rounds, highlight, label_options)
+    source = _dot.model_to_dot(
+        trees, rounds, _dot.round0_text(model, opts.precision), opts, paths, titles
+    )
+    return Diagram(
+        source,
+        lambda: _model_scene(model, opts, rounds, trees, paths, titles),
+        engine,
+        f"rounds {rounds} of a model",
+    )
+
+
+def plot_model(model, rounds=None, ax=None, highlight=None, **label_options):
+    """``draw_model`` as a matplotlib drawing on ``ax``; returns the Axes."""
+    opts, rounds, trees, paths, titles = _model_parts(model, rounds, highlight, label_options)
+    scene = _model_scene(model, opts, rounds, trees, paths, titles)
+    if ax is None:
+        _, ax = _mpl.new_figure(scene, pyplot=True)
+    return _mpl.draw_scene(scene, ax)

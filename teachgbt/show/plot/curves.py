@@ -1,0 +1,201 @@
+"""Training curves: the loss per round, and each instance's probability and residual per epoch."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._common import (
+    MANY,
+    NEG,
+    POS,
+    axes,
+    check_fitted,
+    integer_ticks,
+    is_classifier,
+    train_y_w,
+)
+
+__all__ = ["loss_curve", "probabilities", "residuals"]
+
+
+def loss_curve(model, ax=None):
+    """The loss after each round on the training data, and on every ``eval_set``.
+
+    Training and evaluation use the same metric, the one XGBoost reports for
+    the objective (``logloss`` or ``rmse``), so the curves can be compared.
+    """
+    check_fitted(model)
+    ax = axes(ax)
+    y, w = train_y_w(model)
+    tr = model.trace_
+    name = model.loss_.metric_name
+    rounds = np.arange(tr.n_rounds + 1)
+    train = [model.loss_.metric(y, tr.margin(int(k)), w) for k in rounds]
+    ax.plot(rounds, train, "o-" if len(rounds) <= 30 else "-", ms=4, label="training")
+    for key, metrics in (getattr(model, "evals_result_", None) or {}).items():
+        values = metrics.get(name)
+        if values:
+            r = np.arange(1, len(values) + 1)
+            ax.plot(r, values, "s--" if len(r) <= 30 else "--", ms=4, label=key)
+    best = getattr(model, "best_iteration_", None)
+    if best is not None:
+        ax.axvline(best + 1, color="grey", lw=1, ls=":", label=f"best round ({best + 1})")
+    ax.set_xlabel("round (trees added; 0 = base_score only)")
+    ax.xaxis.set_major_locator(integer_ticks())
+    ax.set_ylabel(name)
+    ax.set_title(f"{name} after each round")
+    ax.legend()
+    return ax
+
+
+def _per_instance(ax, table, y, clf, classes, what):
+    """One line per instance (few) or median and 10–90 % bands per class (many)."""
+    k = np.arange(table.shape[1])
+    groups = [(1.0, POS), (0.0, NEG)] if clf else [(None, POS)]
+    for val, color in groups:
+        rows = np.ones(len(y), bool) if val is None else (y == val)
+        if not rows.any():
+            continue
+        if clf:
+            lab = f"y = {classes[1] if val == 1 else classes[0]}"
+        else:
+            lab = "instances"
+        block = table[rows]
+        if len(y) <= MANY:
+            for j, line in enumerate(block):
+                ax.plot(
+                    k,
+                    line,
+                    "o-",
+                    ms=3,
+                    lw=1.2,
+                    color=color,
+                    alpha=0.8,
+                    label=lab if j == 0 else None,
+                )
+            if len(y) <= 12:
+                ax.margins(x=0.2)  # room on the right for the row labels
+                # rows that end at the same value share one label
+                ends = {}
+                for i in np.flatnonzero(rows):
+                    ends.setdefault(round(float(table[i, -1]), 3), []).append(i)
+                for v, ids in ends.items():
+                    who = "row" + ("s " if len(ids) > 1 else " ") + ", ".join(map(str, ids))
+                    ax.annotate(
+                        who,
+                        (k[-1], v),
+                        xytext=(4, 0),
+                        textcoords="offset points",
+                        va="center",
+                        fontsize="x-small",
+                        color=color,
+                    )
+        else:
+            q10, q50, q90 = np.nanpercentile(block, [10, 50, 90], axis=0)
+            ax.fill_between(k, q10, q90, color=color, alpha=0.25, label=f"{lab}: 10–90 %")
+            ax.plot(k, q50, "-", color=color, lw=2, label=f"{lab}: median {what}")
+    ax.xaxis.set_major_locator(integer_ticks())
+
+
+def probabilities(model, ax=None, class_=None):
+    """Seed 004: every instance's probability after each epoch (ep_k_prob), coloured by label.
+
+    With K ≥ 3 classes: ``class_=k`` shows p_k of every instance, those of class k against
+    the others; ``class_="all"`` (the default) shows for each class the probability its own
+    instances get for it, p_y, one colour per class."""
+    check_fitted(model)
+    if not is_classifier(model):
+        raise ValueError(
+            "probabilities() is for classifiers; for a regressor see "
+            "residuals(model) or staircase(model, X, y)"
+        )
+    if model.model_.n_outputs > 1:
+        return _class_probabilities(model, ax, "all" if class_ is None else class_)
+    if class_ is not None:
+        raise ValueError("class_ is for classifiers of three or more classes")
+    ep = model.trace_.epochs()
+    cols = [f"ep_{k}_prob" for k in range(model.trace_.n_rounds + 1)]
+    table = ep[cols].to_numpy(dtype=np.float64)
+    y, _ = train_y_w(model)
+    ax = axes(ax)
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--", label="0.5")
+    _per_instance(ax, table, y, True, model.classes_, "probability")
+    ax.set_xlabel("epoch k (trees added; 0 = base_score)")
+    ax.set_ylabel("ep_k_prob = σ(ep_k_pre)")
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_title("Probability of each instance, epoch by epoch")
+    ax.legend(fontsize="small")
+    return ax
+
+
+def _class_probabilities(model, ax, class_):
+    tr = model.trace_
+    classes = model.classes_
+    y, _ = train_y_w(model)
+    rounds = range(tr.n_rounds + 1)
+    prob = np.stack([model.model_.link(tr.margin(k)) for k in rounds], axis=2)  # (n, K, k)
+    ax = axes(ax)
+    ax.axhline(1 / len(classes), color="grey", lw=0.8, ls="--", label=f"1/K = 1/{len(classes)}")
+    if isinstance(class_, str) and class_ == "all":
+        colours = _class_colours(len(classes))
+        for k, label in enumerate(classes):
+            rows = y == k
+            _bands(ax, prob[rows, k, :], colours[k], f"y = {label}: p({label}), median, 10–90 %")
+        ax.set_ylabel("p_y: probability of the instance's own class")
+        ax.set_title("Probability of the true class, epoch by epoch")
+    else:
+        k = model.model_.check_class(class_)
+        table = prob[:, k, :]
+        _per_instance(ax, table, (y == k).astype(float), True, ["other", classes[k]], "p")
+        ax.set_ylabel(f"ep_k_prob = softmax(ep_k_pre)[{classes[k]}]")
+        ax.set_title(f"Probability of class {classes[k]}, epoch by epoch")
+    ax.set_xlabel("epoch k (rounds of trees added; 0 = base_score)")
+    ax.set_ylim(-0.03, 1.03)
+    ax.xaxis.set_major_locator(integer_ticks())
+    ax.legend(fontsize="small")
+    return ax
+
+
+def _class_colours(n):
+    import matplotlib
+
+    cmap = matplotlib.colormaps["tab10"]
+    return [cmap(i % 10) for i in range(n)]
+
+
+def _bands(ax, block, color, label):
+    """Median and 10–90 % band of rows' values across epochs; lines when there are few."""
+    k = np.arange(block.shape[1])
+    if len(block) <= MANY // 4:
+        for j, line in enumerate(block):
+            ax.plot(
+                k, line, "o-", ms=3, lw=1, color=color, alpha=0.7, label=label if not j else None
+            )
+        return
+    q10, q50, q90 = np.nanpercentile(block, [10, 50, 90], axis=0)
+    ax.fill_between(k, q10, q90, color=color, alpha=0.2)
+    ax.plot(k, q50, "o-" if len(k) <= 30 else "-", ms=3, color=color, lw=2, label=label)
+
+
+def residuals(model, ax=None):
+    """Each instance's residual after each epoch: y − p (classifier) or y − prediction."""
+    check_fitted(model)
+    if model.model_.n_outputs > 1:
+        raise ValueError(
+            "residuals() shows one margin per instance; a model of K >= 3 classes has K. See "
+            "probabilities(model, class_=k) or model.trace_.epochs(class_=k)['ep_1_residual']"
+        )
+    tr = model.trace_
+    y, _ = train_y_w(model)
+    clf = is_classifier(model)
+    table = np.column_stack(
+        [y - model.model_.link(tr.margin(k).astype(np.float64)) for k in range(tr.n_rounds + 1)]
+    )
+    ax = axes(ax)
+    ax.axhline(0.0, color="grey", lw=0.8)
+    _per_instance(ax, table, y, clf, getattr(model, "classes_", None), "residual")
+    ax.set_xlabel("epoch k (trees added; 0 = base_score)")
+    ax.set_ylabel("residual y − p" if clf else "residual y − prediction")
+    ax.set_title("Residuals shrink as trees are added")
+    ax.legend(fontsize="small")
+    return ax

@@ -1,0 +1,243 @@
+"""``teachgbt.teach.check.epoch``: one cell of seed 004's epoch table, its worked solution and the
+slips a learner makes there (seed 004's log-odds against probability, above all)."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+from ... import explain
+from ...core.format import format_number, split_rule
+from ...core.losses import sigmoid
+from ...explain import Explanation
+from ._core import (
+    bracket,
+    div,
+    hand_leaf,
+    line,
+    result,
+    round2,
+    tex_text,
+)
+
+COLUMN = re.compile(r"^ep_(\d+)_(pre|prob|residual|leaf_index|leaf_output)$")
+VIDEO = "probabilities rounded to one decimal (the video's 0.7 for 2/3): keep them exact."
+AS_PROBABILITY = "that is a probability; ep_{k}_pre is the log-odds, log(p / (1 − p))."
+AS_LOG_ODDS = "that is the log-odds; the probability is σ(log-odds) = 1 / (1 + e^−log-odds)."
+LOG10 = "that is log base 10; the log-odds use the natural log, ln."
+ETA_ON_LEAF = "η applied to the leaf: the leaf output is before the learning rate."
+
+
+def epoch(answer, model, column, row, tol=None, precision=3, reveal=False):
+    """Check one cell of ``model.trace_.epochs()`` (see ``teachgbt.teach.check.epoch``)."""
+    if not hasattr(model, "trace_"):
+        raise ValueError("the model has no training trace (trace_); fit it first")
+    m = COLUMN.match(str(column))
+    table = model.trace_.epochs()
+    if m is None or column not in table.columns:
+        raise ValueError(f"unknown column {column!r}; the table has {list(table.columns)}")
+    if not isinstance(row, (int, np.integer)) or not 0 <= row < len(table):
+        raise ValueError(f"row must be from 0 to {len(table) - 1}; got {row!r}")
+    cell = _Cell(model, table, column, int(row), int(m.group(1)), precision)
+    build = getattr(cell, m.group(2))
+    what, sol, hand, slips, hint, t = build()
+    q = f"work out {column} of row {row} in the epoch table (model.trace_.epochs())"
+    return result(what, answer, cell.exact, hand, tol if t is None else t, sol, q, slips,
+                  hint, reveal)  # fmt: skip
+
+
+class _Cell:
+    """One cell of the table and what its solution needs."""
+
+    def __init__(self, model, table, column, row, k, p):
+        self.model, self.table, self.column, self.row, self.k, self.p = (
+            model, table, column, row, k, p
+        )  # fmt: skip
+        self.exact = float(table.at[row, column])
+        self.clf = bool(model.loss_.is_classification)
+        self.gbdt = getattr(model, "algorithm", "xgboost") == "gbdt"
+        self.title = f"{column}, row {row}"
+
+    def r(self, x):
+        return format_number(x, self.p)
+
+    def n(self, x):
+        return bracket(x, self.p)
+
+    def y(self, k):
+        return model_y(self.model, k)
+
+    def explanation(self, lines, notes=()):
+        return Explanation(self.title, lines, self.exact, list(notes), {self.column: self.exact})
+
+    def pre(self):
+        if self.k == 0:
+            return self.start()
+        k, t, row = self.k, self.table, self.row
+        before = float(t.at[row, f"ep_{k - 1}_pre"])
+        out = float(t.at[row, f"ep_{k}_leaf_output"])
+        eta = self.model.trees_[k - 1].learning_rate
+        lines = [
+            line(self.column, f"ep_{k - 1}_pre + η × ep_{k}_leaf_output"),
+            line("", f"{self.n(before)} + {format_number(eta, 6)} × {self.n(out)}"),
+            line("", self.r(self.exact)),
+        ]
+        slips = [
+            (before + eta * eta * out, "the learning rate applied twice: η once, to the leaf."),
+            (before + out, "the learning rate is missing: add η × the leaf output."),
+        ]
+        if self.clf:
+            prob = float(t.at[row, f"ep_{k - 1}_prob"])
+            slips += [
+                (sigmoid(self.exact), AS_PROBABILITY.format(k=k)),
+                (prob + eta * out, "the step adds to the previous log-odds, not the probability."),
+            ]
+        hand = round2(before) + eta * round2(out)
+        return self.column, self.explanation(lines), hand, slips, "", None
+
+    def start(self):
+        base = float(self.model.base_score_)
+        if not self.clf:
+            y = self.y(1) if self.model.trace_.n_rounds else None
+            lines = [line("ep_0_pre", f"F₀ = base_score = {self.r(self.exact)}")]
+            notes, slips = [], []
+            if y is not None and abs(self.exact - y.mean()) < 1e-6 * max(1, abs(y.mean())):
+                lines = [
+                    line("ep_0_pre", "F₀ = mean of y = Σ y / n"),
+                    line("", f"{self.r(y.sum())} / {y.size}"),
+                    line("", self.r(self.exact)),
+                ]
+                slips = [(y.sum(), "that is the sum of y; F₀ is the mean, Σ y / n.")]
+            return "ep_0_pre", self.explanation(lines, notes), round2(self.exact), slips, "", None
+        odds = base / (1 - base)
+        lines = [
+            line("ep_0_pre", f"F₀ = log(odds) = log({self.r(base)} / (1 − {self.r(base)}))",
+                 tex_text("ep_0_pre"), rf"F_0 = \log\frac{{{self.r(base)}}}{{1 - {self.r(base)}}}"),
+            line("", self.r(self.exact)),
+        ]  # fmt: skip
+        notes = ["base_score is the probability every row starts from"]
+        if self.model.trace_.n_rounds:
+            y = self.y(1)
+            n1, n0 = int((y == 1).sum()), int((y == 0).sum())
+            if n0 and n1 and abs(base - n1 / len(y)) < 1e-6:
+                notes = [f"base_score is the share of rows with y = 1, {n1} of {len(y)}, so "
+                         f"F₀ = log({n1}/{n0}) (seed 004)"]  # fmt: skip
+        slips = [
+            (base, AS_PROBABILITY.format(k=0)),
+            (math.log10(odds), LOG10),
+            (odds, "that is the odds; F₀ is their logarithm, ln(odds)."),
+            (sigmoid(base), "σ turns log-odds into a probability; F₀ goes back: log(p/(1 − p))."),
+        ]  # fmt: skip
+        return "ep_0_pre", self.explanation(lines, notes), round2(self.exact), slips, "", None
+
+    def prob(self):
+        k, pre = self.k, float(self.table.at[self.row, f"ep_{self.k}_pre"])
+        lines = [
+            line(self.column, f"σ(ep_{k}_pre) = 1 / (1 + e^−{self.n(pre)})", tex_text(self.column),
+                 rf"\sigma({tex_text(f'ep_{k}_pre')}) = \frac{{1}}{{1 + e^{{-{self.n(pre)}}}}}"),
+            line("", self.r(self.exact)),
+        ]  # fmt: skip
+        slips = [(pre, AS_LOG_ODDS), (round(self.exact, 1), VIDEO)]
+        if k >= 1:
+            before = float(self.table.at[self.row, f"ep_{k - 1}_pre"])
+            out = float(self.table.at[self.row, f"ep_{k}_leaf_output"])
+            eta = self.model.trees_[k - 1].learning_rate
+            slips += [
+                (sigmoid(before + out), "the learning rate is missing: σ(F + η × leaf output)."),
+                (sigmoid(before + eta * eta * out), "the learning rate applied twice."),
+                (1 / (1 + 10.0 ** (-pre)), "σ uses e, not 10: 1 / (1 + e^−F)."),
+            ]
+        hand = float(sigmoid(round2(pre)))
+        return self.column, self.explanation(lines), hand, slips, "", None
+
+    def residual(self):
+        k, t, row = self.k, self.table, self.row
+        y = float(self.y(k)[row])
+        prev = f"ep_{k - 1}_prob" if self.clf else f"ep_{k - 1}_pre"
+        pv = float(t.at[row, prev])
+        lines = [
+            line(self.column, f"y − {prev} = {self.r(y)} − {self.n(pv)}", tex_text(self.column),
+                 rf"y - {tex_text(prev)} = {self.r(y)} - {self.n(pv)}"),
+            line("", self.r(self.exact)),
+        ]  # fmt: skip
+        notes = [
+            "residual = observed − predicted probability (seed 004)"
+            if self.clf
+            else "residual = observed − prediction"
+        ]
+        slips = [(pv - y, "the sign: the residual is y − prediction, not prediction − y.")]
+        if self.clf:
+            pre = float(t.at[row, f"ep_{k - 1}_pre"])
+            slips += [
+                (y - round(pv, 1), VIDEO),
+                (y - pre, "the residual uses the probability p = σ(F), not the log-odds F."),
+            ]
+        return self.column, self.explanation(lines, notes), y - round2(pv), slips, "", None
+
+    def leaf_index(self):
+        leaf_id = int(self.exact)
+        ex = Explanation(self.title, [line(self.column, str(leaf_id))], float(leaf_id), [], {},
+                         intro=[route(self.model.trees_[self.k - 1], leaf_id, self.k)])  # fmt: skip
+        hint = f"follow the row from the root of tree {self.k}, one rule at a time."
+        return "leaf", ex, float(leaf_id), [], hint, 0.0
+
+    def leaf_output(self):
+        k, t = self.k, self.table
+        tree = self.model.trees_[k - 1]
+        leaf_id = int(t.at[self.row, f"ep_{k}_leaf_index"])
+        rows = (t[f"ep_{k}_leaf_index"] == leaf_id).to_numpy()
+        res = t[f"ep_{k}_residual"].to_numpy()[rows]
+        eta = tree.learning_rate
+        lead = f"{self.column}, row {self.row}: the row reaches leaf {leaf_id} of tree {k}. "
+        slips = [(eta * self.exact, ETA_ON_LEAF)]
+        if self.clf:
+            sol = explain.leaf(self.model, k, leaf_id)
+            sol.title = lead + sol.title
+            prm = self.model.params_
+            hand = hand_leaf(tree.G[leaf_id], tree.H[leaf_id], prm.reg_lambda, prm.reg_alpha)
+            slips += [
+                (res.sum(), "the denominator is missing: divide Σ residual by Σ p(1 − p)."),
+                (res.mean(), "that is the mean residual, a regressor's leaf; a classifier's "
+                 "leaf divides Σ residual by Σ p(1 − p)."),
+            ]  # fmt: skip
+            if k == 1:  # the video's slip: p0 = 2/3 rounded to 0.7 before the leaf formula
+                y = self.y(k)[rows]
+                p1 = t[f"ep_{k - 1}_prob"].to_numpy()[rows].round(1)
+                lam = 0.0 if self.gbdt else prm.reg_lambda
+                slips.append((div(np.sum(y - p1), np.sum(p1 * (1 - p1)) + lam), VIDEO))
+        elif self.gbdt:  # a squared-error leaf is the mean of its rows' residuals
+            each = " + ".join(self.n(v) for v in res)
+            sol = Explanation(
+                lead + f"tree {k}, leaf {leaf_id}: n = {res.size} rows",
+                [line("leaf output", "mean residual = Σ residual / n"),
+                 line("", f"({each}) / {res.size}"), line("", self.r(self.exact))],
+                self.exact, ["the squared error's best constant for the leaf's rows is their mean"],
+                {self.column: self.exact},
+            )  # fmt: skip
+            hand = round2(sum(round2(v) for v in res)) / res.size
+            slips += [
+                (res.sum(), "that is the sum of the residuals; the leaf output is their mean.")
+            ]
+        else:
+            sol = explain.leaf(self.model, k, leaf_id)
+            sol.title = lead + sol.title
+            prm = self.model.params_
+            hand = hand_leaf(tree.G[leaf_id], tree.H[leaf_id], prm.reg_lambda, prm.reg_alpha)
+        return self.column, sol, hand, slips, "", None
+
+
+def model_y(model, k):
+    return model.trace_.instances(k)["y"].to_numpy().astype(float)
+
+
+def route(tree, leaf_id, k):
+    """The rules answered on the way from the root of tree k to ``leaf_id``."""
+    steps, i = [], int(leaf_id)
+    while tree.parent[i] >= 0:
+        a = int(tree.parent[i])
+        steps.append(f"{split_rule(tree, a)}? {'yes' if int(tree.left[a]) == i else 'no'}")
+        i = a
+    route_ = "; ".join(reversed(steps)) or "(a single leaf)"
+    return f"tree {k}: {route_} → leaf {leaf_id}"

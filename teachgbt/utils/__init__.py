@@ -1,0 +1,72 @@
+"""What every part of the package leans on: input checks, safe files, kernel choice.
+
+    _validation.py   checks of X, y, weights and parameters with messages that name the
+                     column, row or value; the one fitted-check
+    _files.py        writes that never clobber (into the path named, whole or not at all),
+                     bounded reads, the folder writer, Ctrl-C's record
+    _kernels.py      numba or numpy: which compiled kernels run, and from what size
+    _sklearn_base.py scikit-learn's estimator base classes, or stand-ins without it
+
+Nothing here imports any other part of teachgbt.
+"""
+
+from . import _kernels as kernels
+from ._files import (
+    FolderWriter,
+    OutputError,
+    check_distinct,
+    interrupted,
+    read_bytes,
+    write_atomic,
+)
+from ._sklearn_base import BaseEstimator, ClassifierMixin, RegressorMixin
+from ._validation import (
+    check_eval_set,
+    check_finite_params,
+    check_instance,
+    check_is_fitted,
+    check_nonneg,
+    check_sample_weight,
+    check_X,
+    check_y_classes,
+    check_y_numeric,
+    check_y_present,
+    is_text,
+    text_columns,
+)
+
+__all__ = [
+    "kernels",
+    "FolderWriter",
+    "OutputError",
+    "check_distinct",
+    "interrupted",
+    "read_bytes",
+    "write_atomic",
+    "BaseEstimator",
+    "ClassifierMixin",
+    "RegressorMixin",
+    "check_eval_set",
+    "check_finite_params",
+    "check_instance",
+    "check_is_fitted",
+    "check_nonneg",
+    "check_sample_weight",
+    "check_X",
+    "check_y_classes",
+    "check_y_numeric",
+    "check_y_present",
+    "is_text",
+    "text_columns",
+    "NotFittedError",
+]
+
+
+def __getattr__(name):
+    # scikit-learn's exception classes when it is installed, looked up on use (importing
+    # scikit-learn takes seconds; ``import teachgbt`` must not wait for it)
+    if name in ("NotFittedError", "DataConversionWarning"):
+        from . import _validation
+
+        return getattr(_validation, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
