@@ -2,9 +2,9 @@
 and XGBoost tree_method="exact".
 
 Node for node means: the same feature, the same threshold (for hist, whose thresholds are
-the data's own values, the same cut of the feature's training values), the same default
-direction, the same n, G, H and values, and margins within 1e-5. The data include float32
-neighbours (1 and the next float32 above it), many tied values, large magnitudes and NaN.
+the data's own values, the same cut of the node's rows), the same default direction, the
+same n, G, H and values, and margins within 1e-5. The data include float32 neighbours (1
+and the next float32 above it), many tied values, large magnitudes and NaN.
 """
 
 import ast
@@ -175,6 +175,17 @@ def diff_xgboost(ref, node, i=0, path="root"):
     )
 
 
+def neighbour_cuts(m, X):
+    """How many splits cut between two float32 neighbours of the data: a threshold that is a
+    value of its feature one float32 step above another (where the midpoint rounds)."""
+    count = 0
+    for tree in (as_teachgbt(t) for t in m.trees):
+        for f, t in zip(tree.feature[~tree.is_leaf], F32(tree.threshold[~tree.is_leaf])):
+            values = X[:, f].astype(F32)
+            count += bool(np.isin(t, values) and np.isin(np.nextafter(t, F32(-np.inf)), values))
+    return count
+
+
 def assert_predicts_what_it_grew(m, X):
     """Routing the training rows reaches every leaf with the rows it was grown from, and the
     reference's own prediction is teachgbt's Tree's (the same float32 rule)."""
@@ -276,15 +287,18 @@ def test_sixteen_neighbour_sets_equal_xgboost_exact(seed):
     X[np.random.default_rng(seed).random(len(X)) < 0.15, -1] = np.nan
     p = {**BASE, **change}
     m = reference.fit(X, y, objective=OBJECTIVE[kind], **p)
+    assert neighbour_cuts(m, X) > 0
     assert_predicts_what_it_grew(m, X)
     assert_same_as_xgboost(m, xgboost_exact(kind, X, y, **p), X)
 
 
 def test_xgboost_forward_scan_puts_a_neighbour_threshold_on_the_lower_value():
-    """Where XGBoost exact differs, pinned so that a change shows: its scan sending missing
-    values right keeps (lo + hi)·½ only when it is not hi, and lo itself otherwise, and 1 and
-    UP1 give 1: the cut it scored (1 | UP1) becomes "nothing present goes left". The
-    reference and teachgbt's trainers keep the cut they scored."""
+    """Where XGBoost exact differs, pinned so that a change shows. Its scan sending missing
+    values right takes (lo + hi)·½ in float32, or lo where that equals hi: between float32
+    neighbours lo either way ((1 + UP1)·½ rounds to 1). So the cut it scored, 1 | UP1,
+    becomes x < 1, no row goes left, and every row gets the mean, 0.6. The reference and
+    teachgbt's trainers keep the cut they scored (its backward scan would too: it takes hi
+    where the midpoint equals lo)."""
     X = np.array([[1], [1], [UP1], [UP1], [np.nan]], dtype=np.float64)
     y = np.array([0.0, 0, 1, 1, 1])
     p = dict(n_estimators=1, max_depth=1, min_child_weight=0)
@@ -294,8 +308,9 @@ def test_xgboost_forward_scan_puts_a_neighbour_threshold_on_the_lower_value():
     np.testing.assert_allclose(booster.predict(xgb.DMatrix(X), output_margin=True), 0.6, atol=1e-6)
     m = reference.fit(X, y, objective="reg:squarederror", **p)
     assert (F32(m.trees[0].threshold[0]), m.trees[0].default_left[0]) == (UP1, False)
-    est = trainer("squared", "exact", **p).fit(X, y)
-    assert not diff_trainer(m.trees[0], est.trees_[0], X)
+    for tree_method in ("exact", "hist"):
+        est = trainer("squared", tree_method, **p).fit(X, y)
+        assert not diff_trainer(m.trees[0], est.trees_[0], X, hist=tree_method == "hist")
     # ŷ = mean y = 0.6, g = 0.6 − y: left {1, 1} has G = 1.2, H = 2; right {UP1, UP1, NaN}
     # has G = 3·0.6 − 3 = −1.2, H = 3; each row gets 0.6 + η·(−G/(H + 1))
     expected = 0.6 + 0.3 * np.array([-1.2 / 3] * 2 + [1.2 / 4] * 3)
@@ -353,21 +368,41 @@ def test_the_cases_reach_what_they_are_for():
     threshold one float32 step above a value of its feature), grow best-first trees to
     exactly max_leaves and deeper than level-by-level growth would, and grow every class's
     trees."""
-    dirs, neighbour_cuts, lopsided = [], 0, 0
-    for i in range(len(TRAINER_CASES)):
+    dirs, cuts, lopsided = [], 0, 0
+    for i, (kind, data, _) in enumerate(TRAINER_CASES):
         X, _, p, m = reference_case(i)
         trees = [as_teachgbt(t) for t in m.trees]
-        for tree in trees:
-            split = ~tree.is_leaf
-            dirs += list(tree.default_left[split])
-            below = np.nextafter(F32(tree.threshold[split]), F32(-np.inf))
-            neighbour_cuts += sum(np.isin(b, X[:, f].astype(F32)) for b, f in
-                                  zip(below, tree.feature[split]))  # fmt: skip
+        dirs += [d for t in trees for d in t.default_left[~t.is_leaf]]
+        cuts += neighbour_cuts(m, X) if data == "neighbours" else 0
         if p.get("max_leaves"):
             assert max(t.n_leaves for t in trees) == p["max_leaves"]
             lopsided += sum(t.max_depth > np.ceil(np.log2(t.n_leaves)) for t in trees)
-    assert any(dirs) and not all(dirs) and neighbour_cuts > 0 and lopsided > 0
-    assert {t.class_ for t in reference_case(4)[3].trees} == {0, 1, 2}
+        if kind == "multi":
+            assert [t.class_ for t in trees] == [0, 1, 2] * N_ROUNDS
+    assert any(dirs) and not all(dirs) and cuts > 0 and lopsided > 0
+
+
+def test_best_first_takes_the_older_of_two_equal_leaves(kernel):
+    """Best-first with λ = 0: the root splits on f0 (loss_chg 100), and then its two
+    children gain the same, 14²/2 + 6²/2 − 20²/4 = 16 on the left and (−6)²/2 + (−14)²/2 −
+    (−20)²/4 = 16 on the right. With max_leaves = 3 only one splits: the older, the left, as
+    in teachgbt's trainers and XGBoost's lossguide."""
+    X = np.array([[0, 1], [0, 2], [0, 3], [0, 4], [1, 1], [1, 2], [1, 3], [1, 4]], dtype=float)
+    y = np.array([0.0, 0, 4, 4, 10, 10, 14, 14])  # ŷ = 7: g = 7, 7, 3, 3, −3, −3, −7, −7
+    p = dict(n_estimators=1, max_leaves=3, max_depth=0, reg_lambda=0.0, min_child_weight=0)
+    m = reference.fit(X, y, objective="reg:squarederror", learning_rate=1.0, **p)
+    assert reference.loss_chg(14, 2, 6, 2, 0) == reference.loss_chg(-6, 2, -14, 2, 0) == 16
+    assert [n.split is not None for n in m.trees[0].nodes] == [True, True, False, False, False]
+    four = reference.fit(X, y, objective="reg:squarederror", **dict(p, max_leaves=4))
+    assert [n.split.loss_chg for n in four.trees[0].nodes[1:3]] == [16, 16]
+    for tree_method in ("exact", "hist"):
+        est = trainer("squared", tree_method, learning_rate=1.0, **p).fit(X, y)
+        assert not diff_trainer(m.trees[0], est.trees_[0], X, hist=tree_method == "hist")
+    lossguide = dict(grow_policy="lossguide", max_leaves=3, max_depth=0, reg_lambda=0, eta=1.0)
+    booster = xgb.train(dict(lossguide, tree_method="hist", min_child_weight=0, nthread=1),
+                        xgb.DMatrix(X, y), 1)  # fmt: skip
+    margin = booster.predict(xgb.DMatrix(X), output_margin=True)
+    np.testing.assert_allclose(m.decision_function(X), margin, atol=1e-6)  # 0 0 4 4 12 12 12 12
 
 
 @pytest.mark.parametrize("kind", ["logistic", "squared"])
