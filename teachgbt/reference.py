@@ -84,7 +84,8 @@ def goes_left(x, split):
 
 def midpoint(lo, hi):
     """XGBoost's threshold between adjacent present values lo < hi (float32): the midpoint
-    in float32, or hi when that rounds onto lo (as for 1 and the next float32 above it)."""
+    in float32, or hi when that rounds onto lo (as for 1 and the next float32 above it). Not
+    copied: XGBoost's scan sending missing values right takes lo there, against its sums."""
     mid = (lo + hi) * F32(0.5)
     return mid if mid > lo else hi
 
