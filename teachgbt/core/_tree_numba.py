@@ -141,3 +141,25 @@ def _shap_rows(X, feature, threshold, default_left, node, went_left, bit, slot_f
                 f = slot_feature[leaf, s]
                 if f >= 0:
                     phi[r, f] += table[code, s]
+
+
+def warm_up(x_dtype="float32", margin_dtype="float32"):
+    """Call the prediction kernels and ``put_leaf_values`` once, on a few rows of the types
+    a fit and its predictions pass them (X of ``x_dtype``, margins of ``margin_dtype``), so
+    that numba compiles each one or loads it from its disk cache: what ``utils.kernels``'
+    background compile runs, and what its probe tries to load without compiling. TreeSHAP's
+    kernel is left to its first call."""
+    n = 16
+    X = np.zeros((n, 1), dtype=x_dtype)
+    feature = np.zeros(3, dtype=np.int32)
+    left, right = np.array([1, 1, 2], dtype=np.int32), np.array([2, 1, 2], dtype=np.int32)
+    threshold, default_left = np.zeros(3, dtype=x_dtype), np.zeros(3, dtype=bool)
+    apply_tree(X, feature, threshold, default_left, left, right, 1)
+    value = np.zeros(3, dtype=margin_dtype)
+    offsets, depth = np.array([0, 3], dtype=np.int32), np.ones(1, dtype=np.int32)
+    add_trees(X, np.zeros(n, margin_dtype), feature, threshold, default_left, left, right,
+              value, offsets, depth)  # fmt: skip
+    rows, leaf = np.arange(n, dtype=np.int32), np.ones(n, dtype=np.int32)
+    step = np.zeros((n, 3), dtype=margin_dtype)
+    for out in (step[:, 0].copy(), step[:, 1]):  # one class (contiguous), several (strided)
+        put_leaf_values(out, rows, leaf, np.zeros(3))

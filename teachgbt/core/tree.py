@@ -157,7 +157,7 @@ class Tree:
         n = X.shape[0]
         feature, threshold, left, right = self._routing()
         if n >= 20_000:  # worth the compiled kernel, when numba is installed
-            compiled = kernels.load("core._tree_numba")
+            compiled = kernels.load("core._tree_numba", spec=(X.dtype.name,))
             if compiled is not None:  # the same steps, compiled
                 return compiled.apply_tree(
                     X, feature, threshold, self.default_left, left, right, self.max_depth
@@ -374,7 +374,10 @@ def add_tree_values(trees, X, margin):
     compiled kernel routes a block of rows through every tree in turn, so X is read once
     (once per way of reading it: trees of one model all read X the same way)."""
     dtype = margin.dtype
-    compiled = kernels.load("core._tree_numba") if len(X) >= 20_000 and trees else None
+    compiled = None
+    if len(X) >= 20_000 and trees:
+        spec = (routing.input_dtype(trees).__name__, dtype.name)
+        compiled = kernels.load("core._tree_numba", spec=spec)
     if compiled is None:
         for tree in trees:
             margin = (margin + tree.predict(X).astype(dtype)).astype(dtype)

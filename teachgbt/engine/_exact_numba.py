@@ -184,3 +184,20 @@ def _share_lines(kernel, args, d, work):
     """``kernel(*args, j0, j1)`` for the lines j0..j1 of [0, d), shared out between
     threads (``_kernels.share``) when the work is large."""
     kernels.share(kernel, args, d, 1 if work < PARALLEL_WORK else None)
+
+
+def warm_up(values_dtype="float32", stats_dtype="float32"):
+    """Call the scan and the partition once, on a few rows of the types a fit passes them
+    (sorted values of ``values_dtype``, g and h of ``stats_dtype``, row ids int32), so that
+    numba compiles each one or loads it from its disk cache: what ``utils.kernels``'
+    background compile runs, and what its probe tries to load without compiling. Every
+    call stays on this thread."""
+    n = 16
+    idx = np.arange(n, dtype=np.int32).reshape(1, n)
+    values = np.arange(n, dtype=values_dtype).reshape(1, n)
+    n_present = np.array([n - 2], dtype=np.int64)
+    g, h = np.linspace(-1.0, 1.0, n).astype(stats_dtype), np.ones(n, dtype=stats_dtype)
+    params = (1.0, 0.0, 0.0, 1.0, True)
+    best_splits(idx, values, n_present, g, h, h, np.ones(1, dtype=bool),
+                0.0, float(n), float(n), 0.0, 0.0, params)  # fmt: skip
+    partition(idx, values, np.arange(n) % 2 == 0, n_present)

@@ -462,3 +462,33 @@ def best_split(
                     best, best_j, best_q = loss, j, 2 * K - 1 - i
                     best_GL, best_HL, best_CL = G - GR, H - HR, C - CR
     return best_j, best_q, best, best_GL, best_HL, best_CL
+
+
+def warm_up(bins_dtype="uint8", stats_dtype="float32"):
+    """Call every kernel once, on a few rows of the types a fit passes them (bin codes of
+    ``bins_dtype``, g and h of ``stats_dtype``, row ids int32), so that numba compiles each
+    one or loads it from its disk cache: what ``utils.kernels``' background compile runs,
+    and what its probe tries to load without compiling. Every call stays on this thread."""
+    n = 64
+    X = np.linspace(-1.0, 1.0, n, dtype=F32).reshape(n, 1)
+    X[::9] = np.nan
+    cuts, n_bins, missing = np.array([[0.0, 2.0]], dtype=F32), np.array([2], dtype=np.int64), 2
+    bins = np.empty((1, n), dtype=bins_dtype)
+    bin_codes(X, cuts, n_bins, missing, bins)
+    stats = np.ones((n, 2), dtype=stats_dtype)
+    order = np.arange(n, dtype=np.int32)
+    column_sums(stats, order)
+    work = (
+        np.empty((n, 2), dtype=stats_dtype),  # the gathered statistics
+        np.full(n, -1, dtype=np.int32),  # a row's node
+        np.empty(n, dtype=np.int32),  # merged rows
+        np.empty(n, dtype=np.int32),  # their nodes
+    )
+    features, count_missing = np.arange(1, dtype=np.intp), np.ones(1, dtype=bool)
+    for starts, stops in (([0], [n]), ([0, 40], [20, 60])):  # the root; two nodes, gathered
+        hist, n_missing = build_histograms_serial(
+            bins, order, stats, np.array(starts, dtype=np.intp), np.array(stops, dtype=np.intp),
+            features, missing + 1, missing, count_missing, *work,
+        )  # fmt: skip
+    partition(order, 0, n, bins[0], np.array([True, False, True]), np.empty_like(order))
+    best_split(hist[0], n_missing[0], n_bins, 1.0, 2.0, 2.0, 0.5, 1.0, 0.0, 0.0, 1.0, True, False)

@@ -29,10 +29,12 @@ SAMPLE_ROWS = 200_000
 _CUT_EPS = 1e-5
 
 
-def numba_kernels(cells=None):
-    """The compiled histogram kernels (``engine._hist_numba``), or None to use numpy
-    (always on data of fewer ``cells`` than ``teachgbt.utils.kernels.MIN_CELLS``)."""
-    return kernels.load("engine._hist_numba", cells)
+def numba_kernels(cells=None, bins_dtype=np.uint8, stats_dtype=np.float32):
+    """The compiled histogram kernels (``engine._hist_numba``) for bin codes and g, h of
+    these dtypes, or None to use numpy: always on data of fewer ``cells`` than
+    ``teachgbt.utils.kernels.MIN_CELLS``, and while they compile in the background."""
+    spec = (np.dtype(bins_dtype).name, np.dtype(stats_dtype).name)
+    return kernels.load("engine._hist_numba", cells, spec)
 
 
 def _above(v):
@@ -133,7 +135,7 @@ class HistData:
         dtype = np.uint8 if K - 1 + self.has_missing.any() <= 255 else np.uint16
         # one contiguous block of codes per feature: a node's rows are looked up in it
         self.bins = np.empty((d, n), dtype=dtype)
-        kernels = numba_kernels(n * d)
+        kernels = numba_kernels(n * d, dtype)
         if kernels is not None:
             kernels.bin_codes(
                 np.ascontiguousarray(X32), self.cuts, self.n_bins, self.missing_code, self.bins

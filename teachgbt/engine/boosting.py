@@ -206,7 +206,7 @@ def boost_round(
     # η·f_t(x_i): (n,) or (n, K), in the precision it is added to the margins in
     step = np.empty(np.shape(margin), dtype=algorithm.dtype)
     column = step.reshape(n, -1)  # a view: column k is class k's step
-    compiled = kernels.load("core._tree_numba", n)
+    compiled = kernels.load("core._tree_numba", n, ("float32", np.dtype(algorithm.dtype).name))
     trees = []
     for k, sample in enumerate(samples):
         class_stats = algorithm.class_stats(stats, k)

@@ -61,10 +61,11 @@ SPLIT_COLUMNS = [
 ]
 
 
-def numba_kernels(cells=None):
-    """The compiled twins of the scan and the partition (``engine._exact_numba``), or None
-    to use numpy (always on data of fewer ``cells`` than ``teachgbt.utils.kernels.MIN_CELLS``)."""
-    return kernels.load("engine._exact_numba", cells)
+def numba_kernels(cells=None, stats_dtype=np.float32):
+    """The compiled twins of the scan and the partition (``engine._exact_numba``) for g and
+    h of ``stats_dtype``, or None to use numpy: always on data of fewer ``cells`` than
+    ``teachgbt.utils.kernels.MIN_CELLS``, and while they compile in the background."""
+    return kernels.load("engine._exact_numba", cells, ("float32", np.dtype(stats_dtype).name))
 
 
 class SortedColumns:
@@ -176,7 +177,7 @@ class ExactSplitter:
         self._go_left = np.zeros(cols.n_rows, dtype=bool)
         # XGBoost runs the forward scan only for features with missing values in the data
         self._forward = cols.has_missing[self.features] & ~cols.constant[self.features]
-        self.kernels = numba_kernels(cols.n_rows * cols.n_features)
+        self.kernels = numba_kernels(cols.n_rows * cols.n_features, self.g.dtype)
 
     # ------------------------------------------------------------ node data
     def root(self, keep=None):

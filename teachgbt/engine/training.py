@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ..core.losses import get_loss
 from ..core.model import Model
-from ..utils import check_finite_params, check_nonneg
+from ..utils import check_finite_params, check_nonneg, kernels
 from .boosting import (
     TREE_METHODS,
     RoundSampler,
@@ -256,6 +256,9 @@ def train(
             stops = [hook(t, model) for hook in hooks]
             if any(stop is True for stop in stops):
                 break
+    except KeyboardInterrupt:
+        kernels.stop_compiling()  # a background compile stops with the fit
+        raise
     finally:
         progress.close()
     if early_stopping is not None:

@@ -8,19 +8,27 @@ arithmetic in the same order, so either grows and predicts the same trees.
 "numpy" or "numba" (compiled whatever the size, as the tests that prove the two
 equal need).
 
-"auto" compiles only where it pays: on large data. numba compiles each function
-the first time it is called and keeps it in its disk cache, but that first time
-costs seconds per module (``COMPILE_SECONDS``; the first compile in a process
-says so on stderr, ``_say_when_compiling``), and importing numba alone about
-half a second. Small fits, where numpy
-takes well under a second, would pay that wait before a classroom's first tree;
-so below ``MIN_CELLS`` (rows × features of the data) "auto" uses numpy and does
-not even import numba. Measured (2026-11-26, 2 cores, 20 features, 20 trees of
-depth 6, compiled code already cached): hist 1 000 rows numpy 0.60 s / numba
-0.10 s, 5 000 rows 0.82 / 0.14 s, 100 000 rows 2.9 / 0.68 s; exact 5 000 rows
-1.33 / 0.61 s, 20 000 rows 3.7 / 2.2 s. numba is faster at every size once its
-code is cached, but the saving covers a first compile only from about a million
-cells (50 000 rows × 20 features), where numpy's fit takes seconds anyway.
+"auto" compiles only where it pays: on large data. Below ``MIN_CELLS`` (rows × features
+of the data) it uses numpy and does not even import numba (importing it alone takes
+about half a second): small fits, where numpy takes well under a second, start at once.
+
+Above it, numba's kernels are faster, but the first time they are needed on a machine
+numba compiles them, seconds of work (``COMPILE_SECONDS``), and keeps them in its disk
+cache; every later process loads them in a fraction of a second. So that no fit waits
+for that compile, "auto" does it in the background (``BACKGROUND``): the first time a
+fit asks for a module, ``load`` tries to load its kernels from numba's cache without
+compiling anything (``_probe``). If one is missing, a child process
+(``utils._compile``) compiles them into the cache while the fit goes on with numpy, one
+line on stderr says so, and ``load`` answers None (numpy) until the child is done; the
+next tree then loads the kernels from the cache. numpy and numba grow the same trees
+bit for bit, so a fit may switch between trees. The child is stopped when the fit is
+interrupted (``stop_compiling``) and when this process exits; if this process dies, the
+child sees its input close and ends. numba writes each cache file whole (to a temporary
+name, then renamed), so a child stopped mid-compile leaves the cache as it was plus the
+kernels it had finished.
+
+With ``KERNEL = "numba"`` (or when no child process can be started) a missing kernel is
+compiled here, at the call, and the first compile in a process says so on stderr.
 
 The kernels run on one thread each, compiled with ``nogil=True``; ``share`` spreads
 a kernel's work over plain Python threads (see there why not numba's own).
@@ -28,12 +36,16 @@ a kernel's work over plain Python threads (see there why not numba's own).
 
 from __future__ import annotations
 
+import atexit
 import importlib
+import json
 import os
+import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["KERNEL", "MIN_CELLS", "load", "n_threads", "share"]
+__all__ = ["KERNEL", "MIN_CELLS", "BACKGROUND", "load", "n_threads", "share", "stop_compiling"]
 
 KERNEL = os.environ.get("TEACHGBT_KERNEL", os.environ.get("TEACHGBT_HIST_KERNEL", "auto"))
 
@@ -42,12 +54,28 @@ _CHOICES = ("auto", "numpy", "numba")
 #: "auto" compiles from this many cells (rows × features) of data
 MIN_CELLS = 1_000_000
 
+#: "auto" compiles missing kernels in a child process while the fit runs numpy (False:
+#: here, waiting for them); the environment variable ``TEACHGBT_BACKGROUND_COMPILE=0``
+#: sets it False
+BACKGROUND = os.environ.get("TEACHGBT_BACKGROUND_COMPILE", "1") != "0"
 
-def load(module, cells=None):
+#: what compiling each module's kernels takes the first time, in seconds of one core of
+#: the 2-core benchmark machine (``benchmarks/bench_cold.py``; numba's own start included)
+COMPILE_SECONDS = {
+    "engine._hist_numba": 5,
+    "engine._exact_numba": 3,
+    "core._tree_numba": 2,
+}
+
+
+def load(module, cells=None, spec=()):
     """The compiled module ``teachgbt.<module>``, or None when numpy is to be used.
 
     ``cells``: the size of the work (rows × features, or rows where every row is one
     step); under "auto" fewer than ``MIN_CELLS`` run numpy. None: size unknown, compiled.
+    ``spec``: the dtypes the caller will pass, as the module's ``warm_up(*spec)`` takes
+    them (its defaults when empty): under "auto" the module is returned once those
+    kernels are loaded, and None while a child process compiles them.
     """
     if KERNEL not in _CHOICES:
         raise ValueError(
@@ -61,47 +89,209 @@ def load(module, cells=None):
         if KERNEL == "numba":
             raise
         return None
-    _say_when_compiling()
-    return kernels
+    _listen()
+    if KERNEL == "numba" or not BACKGROUND:
+        return kernels  # anything missing compiles at its call, and says so
+    ready = _compiles().ready(kernels, module, tuple(str(s) for s in spec))
+    return kernels if ready else None
 
 
-#: what compiling each module's kernels takes the first time, on a 2-core machine
-#: (measured with ``benchmarks/bench_cold.py``; numba's own start-up included)
-COMPILE_SECONDS = {"teachgbt.engine._hist_numba": 5, "teachgbt.engine._exact_numba": 3}
+def stop_compiling():
+    """Stop this process's background compile, if one runs (a fit was interrupted). What
+    it had finished stays in numba's cache; the next fit that needs the rest starts
+    another."""
+    state = _state.get(os.getpid())
+    if state is not None:
+        state.stop()
+
+
+# ------------------------------------------------------------------ compile events
+class _WouldCompile(Exception):
+    """Raised at the start of a compile that a probe (``_probe``) must not do."""
+
+
+_local = threading.local()  # .probing: this thread only loads from the cache
 _listening = []  # the one listener, once registered
 
 
-def _say_when_compiling():
-    """Register (once a process) a listener on numba's compile events: the first time one
-    of teachgbt's kernels is compiled rather than loaded from numba's disk cache, one
-    line on stderr says why the fit waits. A fresh installation compiles them on its
-    first large fit; every later process loads them in well under a second."""
+def _listen():
+    """Register (once a process) a listener on numba's compile events. During a probe it
+    stops a compile before it starts; otherwise, the first time one of teachgbt's kernels
+    is compiled in this process rather than loaded from numba's disk cache, it says on
+    stderr why the fit waits."""
     if _listening:
         return
     from numba.core import event
 
-    class Notice(event.Listener):
+    class Listener(event.Listener):
         said = False
 
         def on_start(self, ev):
             module = getattr(ev.data["dispatcher"].py_func, "__module__", "")
-            if not self.said and module.startswith("teachgbt."):
-                Notice.said = True
-                about = COMPILE_SECONDS.get(module, 2)
-                print(
-                    f"teachgbt: compiling its numba kernels for this machine, once (about "
-                    f"{about} s); they are cached for every later fit",
-                    file=sys.stderr,
-                    flush=True,
+            if not module.startswith("teachgbt."):
+                return
+            if getattr(_local, "probing", False):
+                raise _WouldCompile(module)
+            if not Listener.said:
+                Listener.said = True
+                _say(
+                    "compiling its numba kernels for this machine, once (about "
+                    f"{_seconds(module)} s); they are cached for every later fit"
                 )
 
         def on_end(self, ev):
             pass
 
-    _listening.append(Notice())
+    _listening.append(Listener())
     event.register("numba:compile", _listening[0])
 
 
+def _say(text):
+    print(f"teachgbt: {text}", file=sys.stderr, flush=True)
+
+
+def _seconds(module):
+    return COMPILE_SECONDS.get(module.removeprefix("teachgbt."), 2)
+
+
+def _probe(kernels, spec):
+    """Load the kernels ``kernels.warm_up(*spec)`` calls from numba's disk cache, compiling
+    none: True when every one was there (they are then loaded in this process)."""
+    _local.probing = True
+    try:
+        kernels.warm_up(*spec)
+        return True
+    except _WouldCompile:
+        return False
+    finally:
+        _local.probing = False
+
+
+# ------------------------------------------------------------------ the background compile
+class _Compiles:
+    """This process's kernels: which are loaded, which a child process compiles.
+
+    Keys are (module, spec). The child (``utils._compile``) takes one request a line on
+    its stdin and answers one line on its stdout when it has compiled it; a thread here
+    reads the answers. When nothing is left to compile, its stdin is closed and it ends.
+    """
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.loaded = set()  # probed: loaded in this process
+        self.pending = {}  # key -> the child compiling it
+        self.answered = set()  # keys a child finished (or died on)
+        self.child = None
+        self.said = False
+
+    def ready(self, kernels, module, spec):
+        key = (module, spec)
+        with self.lock:
+            if key in self.loaded:
+                return True
+            if key in self.pending:
+                return False
+            answered = key in self.answered
+        if _probe(kernels, spec):
+            self.loaded.add(key)
+            return True
+        # a child compiled it and still it is not in the cache (a cache numba cannot
+        # write), or no child can be started: compile here, at the calls (and say so)
+        if answered or not self.request(key):
+            self.loaded.add(key)
+            return True
+        return False
+
+    def request(self, key):
+        """Ask the child (started if need be) to compile ``key``; False if it cannot start."""
+        with self.lock:
+            if self.child is None:
+                try:
+                    self.child = _start_child()
+                except OSError:
+                    return False
+                threading.Thread(
+                    target=self._read, args=(self.child,), name="teachgbt-compile", daemon=True
+                ).start()
+            try:
+                self.child.stdin.write(json.dumps(list(key)) + "\n")
+                self.child.stdin.flush()
+            except (OSError, ValueError):
+                return False
+            self.pending[key] = self.child
+            if not self.said:
+                self.said = True
+                _say(
+                    "compiling its numba kernels for this machine in the background, once "
+                    f"(about {_seconds(key[0])} s); this fit goes on with numpy meanwhile and "
+                    "switches to them when they are ready"
+                )
+        return True
+
+    def _read(self, child):
+        """The child's answers, until its stdout closes (it ended, or was stopped)."""
+        for line in child.stdout:
+            try:
+                module, spec, _seconds, _error = json.loads(line)
+            except ValueError:
+                continue
+            key = (module, tuple(spec))
+            with self.lock:
+                if self.pending.get(key) is child:
+                    del self.pending[key]
+                    self.answered.add(key)
+                if self.child is child and not any(c is child for c in self.pending.values()):
+                    self.child = None  # nothing left for it: let it end
+                    child.stdin.close()
+        with self.lock:
+            for key in [k for k, c in self.pending.items() if c is child]:
+                del self.pending[key]  # it died: the next request compiles here
+                self.answered.add(key)
+            if self.child is child:
+                self.child = None
+        child.wait()
+
+    def stop(self):
+        with self.lock:
+            child, self.child = self.child, None
+            for key in [k for k, c in self.pending.items() if c is child]:
+                del self.pending[key]  # not answered: a later fit asks again
+        if child is not None:
+            child.kill()
+            child.wait()
+
+
+def _start_child():
+    """The compiling child: this Python, on the teachgbt this process imported, with stderr
+    discarded (it reports on stdout), its stdin a pipe from here."""
+    package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, TEACHGBT_KERNEL="numba")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
+    return subprocess.Popen(
+        [sys.executable, "-m", "teachgbt.utils._compile"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        text=True,
+        bufsize=1,
+    )
+
+
+_state = {}  # process id -> _Compiles (a forked process starts its own)
+
+
+def _compiles():
+    state = _state.get(os.getpid())
+    if state is None:
+        state = _state[os.getpid()] = _Compiles()
+    return state
+
+
+atexit.register(stop_compiling)
+
+
+# ------------------------------------------------------------------ threads
 def n_threads():
     """How many threads the compiled kernels share their work between: numba's setting
     (the environment variable ``NUMBA_NUM_THREADS``; by default the machine's cores)."""
