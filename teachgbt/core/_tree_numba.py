@@ -34,18 +34,25 @@ def apply_tree(X, feature, threshold, default_left, left, right, depth):
     of rows are shared between threads (``_kernels.share``).
     """
     out = np.empty(X.shape[0], dtype=np.int32)
-    args = (X, feature, threshold, default_left, left, right, depth, out)
-    kernels.share(_apply_blocks, args, (X.shape[0] + BLOCK - 1) // BLOCK)
+    n_blocks = (X.shape[0] + BLOCK - 1) // BLOCK
+    args = (X, feature, threshold, default_left, left, right, depth, out, _scratch(n_blocks))
+    kernels.share(_apply_blocks, args, n_blocks)
     return out
 
 
+def _scratch(n_blocks):
+    """Eight node ids for each block of rows: the kernels allocate nothing (numba compiles
+    numpy's allocators, which a first fit would wait for)."""
+    return np.empty((n_blocks, 8), dtype=np.int32)
+
+
 @njit(cache=True, nogil=True)
-def _apply_blocks(X, feature, threshold, default_left, left, right, depth, out, lo, hi):
+def _apply_blocks(X, feature, threshold, default_left, left, right, depth, out, scratch, lo, hi):
     """``apply_tree`` for the blocks of rows lo..hi."""
     n = X.shape[0]
     u = np.uint64  # unsigned indices: no handling of negative ones in the inner loop
-    nodes = np.zeros(8, dtype=np.int32)
     for row in range(lo * BLOCK, min(n, hi * BLOCK), 8):
+        nodes = scratch[row // BLOCK]
         m = min(n, row + 8) - row
         nodes[:] = 0
         for _ in range(depth):
@@ -68,19 +75,21 @@ def add_trees(X, margin, feature, threshold, default_left, left, right, value, o
     adds the trees in order, in margin's precision. Blocks of rows are shared between
     threads.
     """
+    n_blocks = (X.shape[0] + BLOCK - 1) // BLOCK
     args = (X, margin, feature, threshold, default_left, left, right, value, offsets, depth)
-    kernels.share(_add_blocks, args, (X.shape[0] + BLOCK - 1) // BLOCK)
+    kernels.share(_add_blocks, (*args, _scratch(n_blocks)), n_blocks)
 
 
 @njit(cache=True, nogil=True)
 def _add_blocks(
-    X, margin, feature, threshold, default_left, left, right, value, offsets, depth, lo, hi
-):
+    X, margin, feature, threshold, default_left, left, right, value, offsets, depth, scratch,
+    lo, hi,
+):  # fmt: skip
     """``add_trees`` for the blocks of rows lo..hi."""
     n = X.shape[0]
     u = np.uint64  # unsigned indices: no handling of negative ones in the inner loop
-    nodes = np.zeros(8, dtype=np.int32)
     for row in range(lo * BLOCK, min(n, hi * BLOCK), 8):
+        nodes = scratch[row // BLOCK]
         m = min(n, row + 8) - row
         for t in range(offsets.shape[0] - 1):
             off = offsets[t]
@@ -143,18 +152,21 @@ def _shap_rows(X, feature, threshold, default_left, node, went_left, bit, slot_f
                     phi[r, f] += table[code, s]
 
 
-def warm_up(x_dtype="float32", margin_dtype="float32"):
-    """Call the prediction kernels and ``put_leaf_values`` once, on a few rows of the types
-    a fit and its predictions pass them (X of ``x_dtype``, margins of ``margin_dtype``), so
-    that numba compiles each one or loads it from its disk cache: what ``utils.kernels``'
-    background compile runs, and what its probe tries to load without compiling. TreeSHAP's
-    kernel is left to its first call."""
+def warm_up(x_dtype="float32", margin_dtype=None):
+    """Call kernels once, on a few rows of the types their callers pass (X of ``x_dtype``;
+    margins of ``margin_dtype``), so that numba compiles each one or loads it from its
+    disk cache: what ``utils.kernels``' background compile runs, and what its probe tries
+    to load without compiling. Without ``margin_dtype``: ``apply_tree`` (``Tree.apply``);
+    with it, what a fit and its predictions call, ``add_trees`` and ``put_leaf_values``.
+    TreeSHAP's kernel is left to its first call."""
     n = 16
     X = np.zeros((n, 1), dtype=x_dtype)
     feature = np.zeros(3, dtype=np.int32)
     left, right = np.array([1, 1, 2], dtype=np.int32), np.array([2, 1, 2], dtype=np.int32)
     threshold, default_left = np.zeros(3, dtype=x_dtype), np.zeros(3, dtype=bool)
-    apply_tree(X, feature, threshold, default_left, left, right, 1)
+    if margin_dtype is None:
+        apply_tree(X, feature, threshold, default_left, left, right, 1)
+        return
     value = np.zeros(3, dtype=margin_dtype)
     offsets, depth = np.array([0, 3], dtype=np.int32), np.ones(1, dtype=np.int32)
     add_trees(X, np.zeros(n, margin_dtype), feature, threshold, default_left, left, right,

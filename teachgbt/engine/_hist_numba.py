@@ -21,12 +21,12 @@ GATHER_CHUNK = 1 << 14  # rows whose statistics one thread gathers at a time
 
 
 @njit(cache=True, nogil=True)
-def _bin_blocks(X, cuts, n_bins, missing_code, out, lo, hi):
-    """``bin_codes`` for the blocks of rows lo..hi."""
+def _bin_blocks(X, cuts, n_bins, missing_code, out, scratch, lo, hi):
+    """``bin_codes`` for the blocks of rows lo..hi (``scratch[blk]``: eight places each)."""
     n, d = X.shape
     block = BIN_BLOCK
-    base = np.zeros(8, dtype=np.int64)
     for blk in range(lo, hi):
+        base = scratch[blk]
         lo_row = blk * block
         hi_row = min(n, lo_row + block)
         for f in range(d):
@@ -58,7 +58,9 @@ def bin_codes(X, cuts, n_bins, missing_code, out):
     blocks are shared between threads.
     """
     n_blocks = (X.shape[0] + BIN_BLOCK - 1) // BIN_BLOCK
-    kernels.share(_bin_blocks, (X, cuts, n_bins, missing_code, out), n_blocks)
+    # (the kernels allocate nothing: numba compiles numpy's allocators for a second each)
+    scratch = np.empty((n_blocks, 8), dtype=np.int64)
+    kernels.share(_bin_blocks, (X, cuts, n_bins, missing_code, out, scratch), n_blocks)
 
 
 def build_histograms(
@@ -84,7 +86,7 @@ def build_histograms(
     Every bin adds its rows in increasing row id, as the numpy version's ``bincount``
     does (a node's rows are kept sorted), so the sums are the same to the last bit.
 
-    The rows are swept in one of two ways (``_sweep_list``): node by node, or, when the
+    The rows are swept in one of two ways (``_merge_rows``): node by node, or, when the
     nodes are many small ones spread over the data (deep in a tree), all of them in
     one merged sweep in increasing row id, each row adding into its own node's
     histogram. A small node's rows are far apart and each lookup of a bin code would
@@ -98,14 +100,21 @@ def build_histograms(
     each sweeps the rows once per block of four of its features and adds each row's
     (g, h) into every feature's bin, both at once (``_add_pair``).
     """
-    rows, seg_start, seg_stop, seg_node = _sweep_list(
-        order, starts, stops, node_of, merged_rows, merged_nodes
-    )
+    m = _merge_rows(order, starts, stops, node_of, merged_rows, merged_nodes)
+    if m < 0:  # node by node
+        rows, seg_start, seg_stop, seg_node = order, starts, stops, np.arange(len(starts))
+    else:  # one merged segment
+        rows, seg_start, seg_stop = merged_rows, np.zeros(1, np.intp), np.full(1, m, np.intp)
+        seg_node = np.full(1, -1, dtype=np.intp)
     n = stats.shape[0]
     # one segment of n sorted, distinct row ids, the last n − 1: every row, in order
     m = seg_stop[0] - seg_start[0] if len(seg_start) == 1 else -1
     every_row = m == n and rows[seg_stop[0] - 1] == n - 1
-    first, packed = _chunks(seg_start, seg_stop)
+    # each segment's first chunk of GATHER_CHUNK rows (the number of chunks last), and
+    # where its rows' statistics start in ``ordered`` (``packed``)
+    size = seg_stop - seg_start
+    first = np.concatenate([[0], np.cumsum((size + GATHER_CHUNK - 1) // GATHER_CHUNK)])
+    packed = np.concatenate([[0], np.cumsum(size)])
     if not every_row:
         if packed[-1] > ordered.shape[0]:  # checked here: the kernel writes unchecked
             raise ValueError(f"{packed[-1]} rows to gather into room for {ordered.shape[0]}")
@@ -127,31 +136,18 @@ def build_histograms_serial(*args):
 
 
 @njit(cache=True, nogil=True)
-def _chunks(seg_start, seg_stop):
-    """Each segment's first chunk of ``GATHER_CHUNK`` rows (the number of chunks last),
-    and where its rows' statistics start in ``ordered`` (``packed``)."""
-    n_seg = seg_start.shape[0]
-    first, packed = np.zeros(n_seg + 1, dtype=np.int64), np.zeros(n_seg + 1, dtype=np.int64)
-    for t in range(n_seg):
-        m = seg_stop[t] - seg_start[t]
-        first[t + 1] = first[t] + (m + GATHER_CHUNK - 1) // GATHER_CHUNK
-        packed[t + 1] = packed[t] + m
-    return first, packed
-
-
-@njit(cache=True, nogil=True)
 def _gather(rows, stats, seg_start, seg_stop, first, packed, ordered, lo, hi):
     """``ordered[packed[t] + i − seg_start[t]] = stats[rows[i]]`` over the chunks lo..hi
-    of the segments' rows."""
+    of the segments' rows (segment t's are chunks first[t] .. first[t + 1])."""
     k = stats.shape[1]
-    for c in range(lo, hi):
-        t = np.searchsorted(first, c, side="right") - 1
-        a = seg_start[t] + (c - first[t]) * GATHER_CHUNK
+    for t in range(seg_start.shape[0]):
         shift = packed[t] - seg_start[t]
-        for i in range(a, min(seg_stop[t], a + GATHER_CHUNK)):
-            r = np.uint64(rows[i])
-            for q in range(k):
-                ordered[i + shift, q] = stats[r, q]
+        for c in range(max(lo, first[t]), min(hi, first[t + 1])):
+            a = seg_start[t] + (c - first[t]) * GATHER_CHUNK
+            for i in range(a, min(seg_stop[t], a + GATHER_CHUNK)):
+                r = np.uint64(rows[i])
+                for q in range(k):
+                    ordered[i + shift, q] = stats[r, q]
 
 
 @njit(cache=True, nogil=True)
@@ -194,9 +190,6 @@ def _sweep_features(
                 c4 = c + (bins[features[j + 2]], bins[features[j + 3]])
                 _add_pairs(flat, n_slots, c4, *at)
                 j += 4
-            elif k == 2 and j1 - j >= 2:
-                _add_pairs(flat, n_slots, (bins[features[j]], bins[features[j + 1]]), *at)
-                j += 2
             else:
                 _add_column(flat, bins[features[j]], *at)
                 j += 1
@@ -209,17 +202,16 @@ def _sweep_features(
 
 
 @njit(cache=True, nogil=True)
-def _sweep_list(order, starts, stops, node_of, merged_rows, merged_nodes):
-    """The rows a histogram call sweeps, as segments: ``(rows, seg_start, seg_stop,
-    seg_node)``, segment t being ``rows[seg_start[t]:seg_stop[t]]``, all of node
-    ``seg_node[t]``, or of several nodes when ``seg_node[t]`` is −1 (then
-    ``merged_nodes[i]`` is row i's node).
+def _merge_rows(order, starts, stops, node_of, merged_rows, merged_nodes):
+    """How a histogram call sweeps the rows: node by node (returns −1), or, merged, in
+    one segment: then it returns the number m of rows, ``merged_rows[:m]`` holds them
+    and ``merged_nodes[i]`` row i's node.
 
-    Node by node (``rows`` is ``order``), unless the nodes are many and small: each
-    under an eighth of the span of row ids they cover, and together at least an eighth
-    of it. Then the nodes' rows are merged in increasing row id into ``merged_rows``:
-    each row's node is written at ``node_of[row]``, and one pass over the span collects
-    them (without a branch) and puts back the −1 that marks "in no node".
+    Node by node, unless the nodes are many and small: each under an eighth of the span
+    of row ids they cover, and together at least an eighth of it. Then the nodes' rows
+    are merged in increasing row id into ``merged_rows``: each row's node is written at
+    ``node_of[row]``, and one pass over the span collects them (without a branch) and
+    puts back the −1 that marks "in no node".
     """
     n_nodes = starts.shape[0]
     total = 0
@@ -232,7 +224,7 @@ def _sweep_list(order, starts, stops, node_of, merged_rows, merged_nodes):
     span = hi_row - lo_row + 1
     too_few = total * 8 < span or total * 8 > span * n_nodes  # or too large to merge
     if n_nodes < 2 or too_few or total > merged_rows.shape[0]:  # (room for the merged rows)
-        return order, starts, stops, np.arange(n_nodes)
+        return -1
     for s in range(n_nodes):
         for i in range(starts[s], stops[s]):
             node_of[np.uint64(order[i])] = s
@@ -243,8 +235,7 @@ def _sweep_list(order, starts, stops, node_of, merged_rows, merged_nodes):
         merged_nodes[m] = s
         m += 1 if s >= 0 else 0
         node_of[np.uint64(r)] = -1
-    one = np.zeros(1, dtype=starts.dtype)
-    return merged_rows, one, one + m, np.full(1, -1, dtype=np.int64)
+    return m
 
 
 @intrinsic
@@ -275,7 +266,7 @@ def _add_pair(typingctx, flat, b, g, h):
 
 @njit(cache=True, nogil=True)
 def _add_pairs(flat, W, columns, rows, stats, lo, hi, nodes, stride, at):
-    """The histograms of a few features (``columns``: their bin codes, a tuple of two or
+    """The histograms of a few features (``columns``: their bin codes, a tuple of
     four) over rows ``rows[lo:hi]``, in one sweep: row i's (g, h) is added into every
     feature's bin with ``_add_pair``, the q-th feature's bin c being pair ``at + q·W + c``
     of ``flat``, moved on by ``nodes[i]·stride`` (the row's node, when rows of several
@@ -305,10 +296,14 @@ def _add_column(flat, codes, rows, stats, lo, hi, nodes, stride, at):
                 flat[b * k + q] += stats[i, q]
 
 
-@njit(cache=True, nogil=True)
 def column_sums(stats, order):
     """Column sums of ``stats[order]`` in float64, added one row after another (two or
     three columns, each summed in a register of its own)."""
+    return _column_sums(stats, order)[: stats.shape[1]]
+
+
+@njit(cache=True, nogil=True)
+def _column_sums(stats, order):
     k = stats.shape[1]
     s0, s1, s2 = 0.0, 0.0, 0.0
     for i in range(order.shape[0]):
@@ -317,7 +312,7 @@ def column_sums(stats, order):
         s1 += stats[r, 1]
         if k == 3:
             s2 += stats[r, 2]
-    return np.array([s0, s1, s2][:k])
+    return s0, s1, s2
 
 
 @njit(cache=True, nogil=True)

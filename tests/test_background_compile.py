@@ -1,0 +1,210 @@
+"""No wait for numba's compile on a first fit: a child process compiles the kernels into
+numba's disk cache while the fit goes on with numpy, and the fit switches to them between
+trees (``teachgbt.utils.kernels``). numpy and numba grow the same trees, so a fit that
+switches grows them too; the child never outlives its parent, and a child stopped in the
+middle of a compile leaves a cache the next process uses."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import teachgbt as tg
+from teachgbt.engine import exact as E
+from teachgbt.engine import hist as H
+from teachgbt.utils import _kernels as K
+
+numba = pytest.importorskip("numba")
+
+COLUMNS = ("feature", "threshold", "default_left", "n", "G", "H", "value", "loss_chg")
+
+
+def _problem(n=3000, d=6, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)).astype(np.float32)
+    X[:, 3] = np.round(X[:, 3], 1)
+    X[rng.random((n, d)) < 0.05] = np.nan
+    Z = np.nan_to_num(X)
+    y = (Z[:, 0] + Z[:, 1] * Z[:, 2] + rng.normal(size=n) > 0).astype(float)
+    return X, y
+
+
+def _same_trees(a, b):
+    assert len(a.trees_) == len(b.trees_)
+    for s, t in zip(a.trees_, b.trees_, strict=True):
+        for name in COLUMNS:
+            np.testing.assert_array_equal(getattr(s, name), getattr(t, name), err_msg=name)
+
+
+@pytest.mark.parametrize("method", ["hist", "exact"])
+def test_a_fit_that_switches_kernels_between_trees_grows_the_same_trees(monkeypatch, method):
+    """The first trees with numpy, the rest with numba (as when a background compile ends
+    in the middle of a fit), against numpy alone and numba alone."""
+    X, y = _problem()
+    w = np.random.default_rng(1).uniform(0.5, 2, len(y))
+    module = H if method == "hist" else E
+    real = module.numba_kernels
+    fits = {}
+    for name, numpy_trees in (("numpy", 10**9), ("numba", 0), ("switched", 3)):
+        monkeypatch.setattr(K, "KERNEL", "numba")
+        calls = []
+
+        def kernels(*args, numpy_trees=numpy_trees, calls=calls):
+            calls.append(1)
+            return None if len(calls) <= numpy_trees else real(*args)
+
+        monkeypatch.setattr(module, "numba_kernels", kernels)
+        model = tg.BoostingClassifier(
+            tree_method=method, n_estimators=8, max_depth=4, reg_alpha=0.1, max_bin=64
+        )
+        fits[name] = model.fit(X, y, sample_weight=w)
+        assert len(calls) >= 8  # one split finder a tree
+    _same_trees(fits["numpy"], fits["switched"])
+    _same_trees(fits["numpy"], fits["numba"])
+
+
+# A fit in a fresh process, with "auto" kernels from any size: it records which kernels
+# each tree used and stops a few trees after the switch, once nothing is left to compile
+# (or after 240 s); it prints the compiling child's process id after its first tree, then
+# which kernels each tree used.
+PARENT = r"""
+import json, os, sys, time
+import numpy as np
+import teachgbt as tg
+from teachgbt.engine import exact, hist
+from teachgbt.utils import _kernels
+_kernels.MIN_CELLS = 1
+rng = np.random.default_rng(0)
+X = rng.normal(size=(3000, 6)).astype(np.float32)
+X[::11, 2] = np.nan
+y = (X[:, 0] + np.nan_to_num(X[:, 1]) ** 2 > 0.5).astype(int)
+method = os.environ["TREE_METHOD"]
+splitter = hist.HistSplitter if method == "hist" else exact.ExactSplitter
+used = []
+make = splitter.__init__
+def init(self, *a, **k):
+    make(self, *a, **k)
+    used.append(self.kernels is not None)
+splitter.__init__ = init
+t0 = time.monotonic()
+def hook(estimator, t):
+    if t == 1:
+        child = _kernels._compiles().child
+        print(json.dumps({"child": child and child.pid}), flush=True)
+    done = sum(used[-3:]) == 3 and not _kernels._compiles().pending  # every kernel compiled
+    return done or time.monotonic() - t0 > float(os.environ["STOP_AFTER"])
+model = tg.BoostingClassifier(tree_method=method, n_estimators=100000, max_depth=3,
+                              callbacks=[hook]).fit(X, y)
+model.save(os.environ["MODEL_PATH"])
+model.predict_proba(np.repeat(X, 7, axis=0))  # 21,000 rows: the compiled prediction
+print(json.dumps({"used": used}), flush=True)
+"""
+
+
+def _start(tmp_path, cache, method="hist", stop_after=240.0):
+    env = dict(
+        os.environ,
+        TREE_METHOD=method,
+        TEACHGBT_KERNEL="auto",
+        NUMBA_CACHE_DIR=str(cache),
+        MODEL_PATH=str(tmp_path / "model.json"),
+        STOP_AFTER=str(stop_after),
+    )
+    env.pop("TEACHGBT_BACKGROUND_COMPILE", None)
+    return subprocess.Popen(
+        [sys.executable, "-c", PARENT],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+def _gone(pid, within=30.0):
+    """Whether process ``pid`` has ended (or is a zombie nobody waits for) within the time."""
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                if fh.read().split(") ")[-1].startswith("Z"):
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def _numpy_fit(n_rounds, method="hist"):
+    import teachgbt.utils._kernels as kernels
+
+    old = kernels.KERNEL
+    kernels.KERNEL = "numpy"
+    try:
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(3000, 6)).astype(np.float32)
+        X[::11, 2] = np.nan
+        y = (X[:, 0] + np.nan_to_num(X[:, 1]) ** 2 > 0.5).astype(int)
+        return tg.BoostingClassifier(tree_method=method, n_estimators=n_rounds, max_depth=3).fit(
+            X, y
+        )
+    finally:
+        kernels.KERNEL = old
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("method", ["hist", "exact"])
+def test_the_background_compile_fills_the_cache_and_the_fit_switches(tmp_path, method):
+    cache = tmp_path / "numba_cache"
+    run = _start(tmp_path, cache, method)
+    out, err = run.communicate(timeout=600)
+    assert run.returncode == 0, err[-2000:]
+    lines = [json.loads(line) for line in out.splitlines()]
+    child, used = lines[0]["child"], lines[-1]["used"]
+    # started with numpy, switched once, never back; said so in one line, and never
+    # compiled in the fit's own process
+    assert child is not None and used[0] is False and used[-3:] == [True] * 3
+    assert used == sorted(used)
+    said = [line for line in err.splitlines() if line.startswith("teachgbt:")]
+    assert len(said) == 1 and "in the background" in said[0], err[-2000:]
+    assert _gone(child)
+    _same_trees(tg.load(tmp_path / "model.json"), _numpy_fit(len(used), method))
+    # the next process finds every kernel it calls in the cache (its fit's and its
+    # prediction's): numba from the first tree, and not a word
+    again = _start(tmp_path, cache, method)
+    out, err = again.communicate(timeout=600)
+    assert again.returncode == 0, err[-2000:]
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert lines[0]["child"] is None and all(lines[-1]["used"])
+    assert "teachgbt:" not in err
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("stop", ["kill", "ctrl-c"])
+def test_a_stopped_fit_stops_its_compile_and_leaves_a_cache_that_works(tmp_path, stop):
+    """The fit's process killed (SIGKILL: no clean-up runs) or interrupted (Ctrl-C) while
+    its child compiles: the child ends, and the next process fits on the same cache."""
+    cache = tmp_path / "numba_cache"
+    run = _start(tmp_path, cache)
+    child = json.loads(run.stdout.readline())["child"]
+    assert child is not None
+    end = time.monotonic() + 300  # until the child has saved a kernel or two: mid-compile
+    while not list(cache.rglob("*.nbc")) and time.monotonic() < end:
+        time.sleep(0.05)
+    run.send_signal(signal.SIGKILL if stop == "kill" else signal.SIGINT)
+    _, err = run.communicate(timeout=120)
+    assert run.returncode != 0
+    if stop == "ctrl-c":
+        assert "KeyboardInterrupt" in err
+    assert _gone(child)
+    # the next process: whatever the cache holds loads, the rest compiles again
+    again = _start(tmp_path, cache)
+    out, err = again.communicate(timeout=600)
+    assert again.returncode == 0, err[-2000:]
+    used = json.loads(out.splitlines()[-1])["used"]
+    assert used[-3:] == [True] * 3
+    _same_trees(tg.load(tmp_path / "model.json"), _numpy_fit(len(used)))
