@@ -102,7 +102,7 @@ model = tg.BoostingClassifier(tree_method=method, n_estimators=100000, max_depth
                               callbacks=[hook]).fit(X, y)
 model.save(os.environ["MODEL_PATH"])
 model.predict_proba(np.repeat(X, 7, axis=0))  # 21,000 rows: the compiled prediction
-print(json.dumps({"used": used}), flush=True)
+print(json.dumps({"used": used, "waited": _kernels.compile_seconds()}), flush=True)
 """
 
 
@@ -171,6 +171,7 @@ def test_the_background_compile_fills_the_cache_and_the_fit_switches(tmp_path, m
     assert used == sorted(used)
     said = [line for line in err.splitlines() if line.startswith("teachgbt:")]
     assert len(said) == 1 and "in the background" in said[0], err[-2000:]
+    assert lines[-1]["waited"] == 0.0
     assert _gone(child)
     _same_trees(tg.load(tmp_path / "model.json"), _numpy_fit(len(used), method))
     # the next process finds every kernel it calls in the cache (its fit's and its
@@ -208,3 +209,20 @@ def test_a_stopped_fit_stops_its_compile_and_leaves_a_cache_that_works(tmp_path,
     used = json.loads(out.splitlines()[-1])["used"]
     assert used[-3:] == [True] * 3
     _same_trees(tg.load(tmp_path / "model.json"), _numpy_fit(len(used)))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_process_whose_fit_ends_before_the_compile_waits_for_it_at_exit(tmp_path):
+    """A script's fit shorter than the compile: the process says so and waits for the
+    child as it exits, so the script's next run finds every kernel in the cache."""
+    cache = tmp_path / "numba_cache"
+    run = _start(tmp_path, cache, stop_after=0.0)  # one tree, then the prediction
+    out, err = run.communicate(timeout=600)
+    assert run.returncode == 0, err[-2000:]
+    said = [line for line in err.splitlines() if line.startswith("teachgbt:")]
+    assert len(said) == 2 and "in the background" in said[0] and "finishing" in said[1], err
+    assert _gone(json.loads(out.splitlines()[0])["child"])
+    again = _start(tmp_path, cache)
+    out, err = again.communicate(timeout=600)
+    assert again.returncode == 0, err[-2000:]
+    assert all(json.loads(out.splitlines()[-1])["used"]) and "teachgbt:" not in err

@@ -79,14 +79,18 @@ rng = np.random.default_rng(0)
 X = rng.normal(size=(3000, 4)).astype(np.float32)
 X[::7, 1] = np.nan
 tg.BoostingClassifier(tree_method="hist", n_estimators=2, max_depth=3).fit(X, X[:, 0] > 0)
+from teachgbt.utils import kernels
+print(kernels.compile_seconds())
 """
     env = dict(os.environ, TEACHGBT_KERNEL="numba", NUMBA_CACHE_DIR=str(tmp_path))
-    said = []
+    said, waited = [], []
     for _ in range(2):
         run = subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
         )
         said.append([line for line in run.stderr.splitlines() if "compiling" in line])
+        waited.append(float(run.stdout.split()[-1]))
+    assert waited[0] > 0.1 and waited[1] == 0.0  # compiled at the calls, then loaded
     assert len(said[0]) == 1
     assert said[0][0].startswith("teachgbt: compiling its numba kernels") and " s)" in said[0][0]
     assert said[1] == []

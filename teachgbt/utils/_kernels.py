@@ -22,10 +22,12 @@ compiling anything (``_probe``). If one is missing, a child process
 line on stderr says so, and ``load`` answers None (numpy) until the child is done; the
 next tree then loads the kernels from the cache. numpy and numba grow the same trees
 bit for bit, so a fit may switch between trees. The child is stopped when the fit is
-interrupted (``stop_compiling``) and when this process exits; if this process dies, the
-child sees its input close and ends. numba writes each cache file whole (to a temporary
-name, then renamed), so a child stopped mid-compile leaves the cache as it was plus the
-kernels it had finished.
+interrupted (``stop_compiling``); when this process exits while the child still compiles,
+it waits for it (``EXIT_WAIT`` seconds at most, saying so; Ctrl-C stops it at once), so
+that a script whose fits end before the compile does still leaves the kernels in the
+cache for its next run; if this process dies, the child sees its input close and ends.
+numba writes each cache file whole (to a temporary name, then renamed), so a child
+stopped mid-compile leaves the cache as it was plus the kernels it had finished.
 
 With ``KERNEL = "numba"`` (or when no child process can be started) a missing kernel is
 compiled here, at the call, and the first compile in a process says so on stderr.
@@ -43,9 +45,19 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["KERNEL", "MIN_CELLS", "BACKGROUND", "load", "n_threads", "share", "stop_compiling"]
+__all__ = [
+    "KERNEL",
+    "MIN_CELLS",
+    "BACKGROUND",
+    "load",
+    "compile_seconds",
+    "n_threads",
+    "share",
+    "stop_compiling",
+]
 
 KERNEL = os.environ.get("TEACHGBT_KERNEL", os.environ.get("TEACHGBT_HIST_KERNEL", "auto"))
 
@@ -58,6 +70,9 @@ MIN_CELLS = 1_000_000
 #: here, waiting for them); the environment variable ``TEACHGBT_BACKGROUND_COMPILE=0``
 #: sets it False
 BACKGROUND = os.environ.get("TEACHGBT_BACKGROUND_COMPILE", "1") != "0"
+
+#: at exit, how long this process waits for a background compile to finish
+EXIT_WAIT = 30.0
 
 #: what compiling each module's kernels takes the first time, in seconds of one core of
 #: the 2-core benchmark machine (``benchmarks/bench_cold.py``; numba's own start included)
@@ -105,6 +120,12 @@ def stop_compiling():
         state.stop()
 
 
+def compile_seconds():
+    """How long this process has waited for numba to compile teachgbt's kernels at their
+    calls (0 when they were loaded from the cache or compiled in the background)."""
+    return _listening[0].seconds if _listening else 0.0
+
+
 # ------------------------------------------------------------------ compile events
 class _WouldCompile(Exception):
     """Raised at the start of a compile that a probe (``_probe``) must not do."""
@@ -125,6 +146,8 @@ def _listen():
 
     class Listener(event.Listener):
         said = False
+        seconds = 0.0  # spent compiling teachgbt's kernels here (``compile_seconds``)
+        depth, start = 0, 0.0  # a kernel's compile compiles the kernels it calls
 
         def on_start(self, ev):
             module = getattr(ev.data["dispatcher"].py_func, "__module__", "")
@@ -132,15 +155,21 @@ def _listen():
                 return
             if getattr(_local, "probing", False):
                 raise _WouldCompile(module)
-            if not Listener.said:
-                Listener.said = True
+            if not self.said:
+                self.said = True
                 _say(
                     "compiling its numba kernels for this machine, once (about "
                     f"{_seconds(module)} s); they are cached for every later fit"
                 )
+            if self.depth == 0:
+                self.start = time.perf_counter()
+            self.depth += 1
 
         def on_end(self, ev):
-            pass
+            if getattr(ev.data["dispatcher"].py_func, "__module__", "").startswith("teachgbt."):
+                self.depth -= 1
+                if self.depth == 0:
+                    self.seconds += time.perf_counter() - self.start
 
     _listening.append(Listener())
     event.register("numba:compile", _listening[0])
@@ -251,6 +280,21 @@ class _Compiles:
                 self.child = None
         child.wait()
 
+    def finish(self, timeout):
+        """Wait for the child to finish what it was asked (at most ``timeout`` seconds;
+        Ctrl-C stops the wait), then stop it."""
+        with self.lock:
+            child = self.child
+        if child is None:
+            return
+        _say("finishing the compile of its numba kernels before this process ends, once "
+             f"(at most {timeout:.0f} s; Ctrl-C stops it)")  # fmt: skip
+        try:
+            child.wait(timeout)
+        except (subprocess.TimeoutExpired, KeyboardInterrupt):
+            pass
+        self.stop()
+
     def stop(self):
         with self.lock:
             child, self.child = self.child, None
@@ -288,7 +332,13 @@ def _compiles():
     return state
 
 
-atexit.register(stop_compiling)
+def _at_exit():
+    state = _state.get(os.getpid())
+    if state is not None:
+        state.finish(EXIT_WAIT)
+
+
+atexit.register(_at_exit)
 
 
 # ------------------------------------------------------------------ threads
