@@ -242,11 +242,12 @@ def test_numpy_and_numba_grow_identical_trees(monkeypatch, kw):
     y = (Z[:, 0] + Z[:, 1] * Z[:, 2] + rng.normal(size=n) > 0).astype(float)
     sample_weight = rng.uniform(0.5, 2, n)
     fits = {}
-    # the compiled histograms on one thread, and threaded for every node however small
+    # the compiled histograms and partitions on one thread, and threaded however small
     for k, threads_from in (("numpy", None), ("numba", 1 << 62), ("numba", 0)):
         monkeypatch.setattr(K, "KERNEL", k)
         if threads_from is not None:
             monkeypatch.setattr(H, "PARALLEL_HISTOGRAM", threads_from)
+            monkeypatch.setattr(H, "PARALLEL_PARTITION", threads_from)
         fits[k, threads_from] = tg.BoostingClassifier(
             tree_method="hist", n_estimators=5, max_bin=64, **kw
         ).fit(X, y, sample_weight=sample_weight)

@@ -190,6 +190,9 @@ def _sweep_features(
                 c4 = c + (bins[features[j + 2]], bins[features[j + 3]])
                 _add_pairs(flat, n_slots, c4, *at)
                 j += 4
+            elif k == 2 and j1 - j >= 2:  # (two threads share 28 features as 14 and 14)
+                _add_pairs(flat, n_slots, (bins[features[j]], bins[features[j + 1]]), *at)
+                j += 2
             else:
                 _add_column(flat, bins[features[j]], *at)
                 j += 1
@@ -266,7 +269,7 @@ def _add_pair(typingctx, flat, b, g, h):
 
 @njit(cache=True, nogil=True)
 def _add_pairs(flat, W, columns, rows, stats, lo, hi, nodes, stride, at):
-    """The histograms of a few features (``columns``: their bin codes, a tuple of
+    """The histograms of a few features (``columns``: their bin codes, a tuple of two or
     four) over rows ``rows[lo:hi]``, in one sweep: row i's (g, h) is added into every
     feature's bin with ``_add_pair``, the q-th feature's bin c being pair ``at + q·W + c``
     of ``flat``, moved on by ``nodes[i]·stride`` (the row's node, when rows of several
@@ -342,6 +345,33 @@ def partition(order, start, stop, codes, go_left, order_out):
         lo += u(1)
         hi -= u(1)
     return n_left
+
+
+def partition_nodes(order, starts, stops, bins, features, tables, order_out, threads=None):
+    """``partition`` of several nodes at once (a level's): node s's rows
+    ``order[starts[s]:stops[s]]`` split by feature ``features[s]`` with ``tables[s]``.
+    Returns how many of each node's rows went left. The nodes are shared out between
+    threads in runs of about equal numbers of rows."""
+    m = len(starts)
+    n_left = np.empty(m, dtype=np.int64)
+    threads = min(kernels.n_threads() if threads is None else threads, m)
+    rows = np.cumsum(stops - starts)
+    cuts = np.searchsorted(rows, rows[-1] * np.arange(1, threads) / threads, side="right")
+    bounds = np.concatenate([[0], cuts, [m]]).astype(np.int64)
+    args = (order, starts, stops, bins, features, tables, order_out, n_left, bounds)
+    kernels.share(_partition_nodes, args, threads, threads)
+    return n_left
+
+
+@njit(cache=True, nogil=True)
+def _partition_nodes(
+    order, starts, stops, bins, features, tables, order_out, n_left, bounds, lo, hi
+):
+    """``partition_nodes`` for the runs lo..hi of nodes (run p: bounds[p] .. bounds[p + 1])."""
+    for p in range(lo, hi):
+        for s in range(bounds[p], bounds[p + 1]):
+            codes = bins[features[s]]
+            n_left[s] = partition(order, starts[s], stops[s], codes, tables[s], order_out)
 
 
 @njit(cache=True)
@@ -485,5 +515,9 @@ def warm_up(bins_dtype="uint8", stats_dtype="float32"):
             bins, order, stats, np.array(starts, dtype=np.intp), np.array(stops, dtype=np.intp),
             features, missing + 1, missing, count_missing, *work,
         )  # fmt: skip
-    partition(order, 0, n, bins[0], np.array([True, False, True]), np.empty_like(order))
+    table = np.array([True, False, True])
+    partition(order, 0, n, bins[0], table, np.empty_like(order))
+    two = np.array([0, 32], dtype=np.int64), np.array([32, 64], dtype=np.int64)
+    partition_nodes(order, *two, bins, np.zeros(2, np.intp), np.stack([table, table]),
+                    np.empty_like(order), threads=1)  # fmt: skip
     best_split(hist[0], n_missing[0], n_bins, 1.0, 2.0, 2.0, 0.5, 1.0, 0.0, 0.0, 1.0, True, False)

@@ -173,7 +173,18 @@ def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None)
         return cand
 
     def expand(nid, nd, depth, cand):
-        nd_left, nd_right = splitter.partition(nd, cand)
+        return add_children(nid, depth, cand, *splitter.partition(nd, cand))
+
+    def expand_level(chosen):
+        """The splits chosen at a level, made together when the splitter can partition
+        several nodes at once (``partition_level``); the children are numbered as one by one."""
+        partition_level = getattr(splitter, "partition_level", None)
+        if partition_level is None:
+            return [expand(*c) for c in chosen]
+        kids = partition_level([(nd, cand) for _, nd, _, cand in chosen])
+        return [add_children(nid, d, cand, *k) for (nid, _, d, cand), k in zip(chosen, kids)]
+
+    def add_children(nid, depth, cand, nd_left, nd_right):
         left, lsums = new_node(nd_left, nid, depth + 1)
         right, rsums = new_node(nd_right, nid, depth + 1)
         b.split(
@@ -204,14 +215,15 @@ def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None)
         for _, nid, nd, _, _ in heap:  # candidates left unsplit at max_leaves
             settled[nid] = splitter.node_rows(nd)
     else:
+        # depth by depth: every node of a level is evaluated, then its splits are made
         level = [(root_id, root, 0, (G, H))]
         while level:
-            nxt = []
+            chosen = []
             for nid, nd, depth, sums in level:
                 cand = evaluate(nid, nd, depth, sums)
                 if cand is not None:
-                    nxt.extend(expand(nid, nd, depth, cand))
-            level = nxt
+                    chosen.append((nid, nd, depth, cand))
+            level = [child for children in expand_level(chosen) for child in children]
 
     if params.pruning == "post" and params.gamma > 0:
         _post_prune(b, 0, params.gamma)

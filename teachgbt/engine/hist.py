@@ -64,6 +64,8 @@ F32 = np.float32
 
 #: the compiled histogram uses threads from this many (row, feature) additions on
 PARALLEL_HISTOGRAM = 1 << 17
+#: a level's partitions are shared between threads from this many rows on
+PARALLEL_PARTITION = 1 << 16
 
 
 # ------------------------------------------------------------------- node data
@@ -289,14 +291,39 @@ class HistSplitter:
             n_left = int(np.count_nonzero(go_left))
             np.compress(go_left, nd.rows, out=order[lo : lo + n_left])  # stable: left first
             np.compress(~go_left, nd.rows, out=order[lo + n_left : hi])
+        return self._children(nd, cand, int(n_left))
+
+    def partition_level(self, pairs):
+        """``partition`` of several nodes, (node, cand) each: a level's splits, made together.
+        The compiled kernels share them out between threads; numpy does one after another."""
+        order = pairs[0][0].order if pairs else None
+        if self.kernels is None or len(pairs) < 2 or any(nd.order is not order for nd, _ in pairs):
+            return [self.partition(nd, cand) for nd, cand in pairs]
+        starts = np.array([nd.start for nd, _ in pairs], dtype=np.int64)
+        stops = np.array([nd.stop for nd, _ in pairs], dtype=np.int64)
+        n_left = self.kernels.partition_nodes(
+            order,
+            starts,
+            stops,
+            self.data.bins,
+            np.array([cand.feature for _, cand in pairs], dtype=np.intp),
+            np.stack([self._left_table(cand) for _, cand in pairs]),
+            pairs[0][0].spare,
+            threads=None if stops[-1] - starts[0] >= PARALLEL_PARTITION else 1,
+        )
+        return [self._children(nd, cand, int(k)) for (nd, cand), k in zip(pairs, n_left)]
+
+    def _children(self, nd, cand, n_left):
+        """The two children of a node whose rows are partitioned, ``n_left`` of them left."""
+        lo, hi = nd.start, nd.stop
         # the children's sums: the left side's as the scan found them, the rest the right's
         left_sums = (cand.G_L, cand.H_L) + ((cand.cover_L,) if self.has_cover else ())
         right_sums = (cand.G_R, cand.H_R) + (
             (nd.sums[-1] - cand.cover_L,) if self.has_cover else ()
         )
         mid = lo + n_left
-        left = HistNode(order, nd.stats, lo, mid, left_sums, nd.order)
-        right = HistNode(order, nd.stats, mid, hi, right_sums, nd.order)
+        left = HistNode(nd.spare, nd.stats, lo, mid, left_sums, nd.order)
+        right = HistNode(nd.spare, nd.stats, mid, hi, right_sums, nd.order)
         small, big = (left, right) if n_left <= hi - mid else (right, left)
         self._pending.append((small, big, nd.hist, nd.n_missing))
         nd.hist = nd.n_missing = None  # the pending entry holds it until it is used
