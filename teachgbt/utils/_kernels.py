@@ -39,7 +39,9 @@ a kernel's work over plain Python threads (see there why not numba's own).
 from __future__ import annotations
 
 import atexit
+import glob
 import importlib
+import importlib.util
 import json
 import os
 import subprocess
@@ -100,6 +102,15 @@ def load(module, cells=None, spec=()):
         )
     if KERNEL == "numpy" or (KERNEL == "auto" and cells is not None and cells < MIN_CELLS):
         return None
+    if KERNEL == "auto" and BACKGROUND:
+        if importlib.util.find_spec("numba") is None:
+            return None
+        return _compiles().ready(module, tuple(str(s) for s in spec))
+    return _import(module)  # anything missing compiles at its call, and says so
+
+
+def _import(module):
+    """The compiled module, or None (under "auto") when numba cannot be imported."""
     try:
         kernels = importlib.import_module(f"teachgbt.{module}")
     except ImportError:
@@ -107,10 +118,7 @@ def load(module, cells=None, spec=()):
             raise
         return None
     _listen()
-    if KERNEL == "numba" or not BACKGROUND:
-        return kernels  # anything missing compiles at its call, and says so
-    ready = _compiles().ready(kernels, module, tuple(str(s) for s in spec))
-    return kernels if ready else None
+    return kernels
 
 
 def stop_compiling():
@@ -215,23 +223,28 @@ class _Compiles:
         self.child = None
         self.said = False
 
-    def ready(self, kernels, module, spec):
+    def ready(self, module, spec):
+        """The module once its kernels for ``spec`` are loaded here, else None."""
         key = (module, spec)
         with self.lock:
-            if key in self.loaded:
-                return True
             if key in self.pending:
-                return False
+                return None
             answered = key in self.answered
-        if _probe(kernels, spec):
+            if key in self.loaded:
+                return _import(module)
+        # on an empty cache, not even numba is imported before the child is done
+        if not answered and not _maybe_cached(module) and self.request(key):
+            return None
+        kernels = _import(module)
+        if kernels is None or _probe(kernels, spec):
             self.loaded.add(key)
-            return True
+            return kernels
         # a child compiled it and still it is not in the cache (a cache numba cannot
         # write), or no child can be started: compile here, at the calls (and say so)
         if answered or not self.request(key):
             self.loaded.add(key)
-            return True
-        return False
+            return kernels
+        return None
 
     def request(self, key):
         """Ask the child (started if need be) to compile ``key``; False if it cannot start."""
@@ -305,6 +318,27 @@ class _Compiles:
         if child is not None:
             child.kill()
             child.wait()
+
+
+def _maybe_cached(module):
+    """Whether numba's disk cache may hold kernels of ``teachgbt.<module>``: an index file
+    of that module's in one of the folders numba keeps them in (``NUMBA_CACHE_DIR``, or the
+    module's ``__pycache__`` and the user's cache folder). Looked up without importing
+    numba (half a second), which a fit on an empty cache then leaves to the child; where
+    the folders are not known, True (the caller then looks in numba's own way)."""
+    path = importlib.util.find_spec(f"teachgbt.{module}").origin
+    name = os.path.splitext(os.path.basename(path))[0]
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        folders = [os.path.join(os.environ["NUMBA_CACHE_DIR"], "*")]
+    elif sys.platform.startswith("linux"):
+        user = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+        folders = [
+            os.path.join(os.path.dirname(path), "__pycache__"),
+            os.path.join(user, "numba", "*"),
+        ]
+    else:
+        return True
+    return any(glob.glob(os.path.join(folder, f"{name}.*.nbi")) for folder in folders)
 
 
 def _start_child():
