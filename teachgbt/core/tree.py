@@ -1,14 +1,15 @@
 """A fitted regression tree as flat node arrays (as scikit-learn and XGBoost store them).
 
-Node 0 is the root. For node ``i``: ``feature[i]`` and ``threshold[i]`` give
+Node 0 is the root, and nodes are numbered level by level (the root's children 1 and 2,
+then the next level from left to right). For node ``i``: ``feature[i]`` and ``threshold[i]`` give
 the rule ``x[feature] < threshold`` (true goes to ``left[i]``; ``≤`` for trees imported
 from a library that compares so, see ``teachgbt.core.routing``), a missing value
 goes left when ``default_left[i]``; leaves have ``feature == -1``. Every node
 keeps the statistics it was grown from: ``n``, ``G``, ``H``, the optimal weight
 ``weight`` (w*), ``value`` (η·w*, what a leaf adds to the margin), and for
-split nodes ``gain`` (seed 000's ½[...] − γ with γ = gamma/2, i.e. ½(loss_chg −
-gamma): its sign says what the model's gamma decided) and ``loss_chg`` (XGBoost's
-number for the same split).
+split nodes ``gain`` (½(loss_chg − gamma): the tutorials' ½[...] − γ for the model's own
+g and h, with γ = gamma/2 under XGBoost's ½-loss or the logistic loss; its sign says what
+the model's gamma decided) and ``loss_chg`` (XGBoost's number for the same split).
 
 Features are compared as the tree's library compares them (``tree.rule``, one of
 ``teachgbt.core.routing.RULES``): teachgbt's own trees and XGBoost's in float32, as XGBoost
