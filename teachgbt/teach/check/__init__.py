@@ -236,8 +236,13 @@ def prediction(answer, trees, x, base_score=0.0, link=None, tol=None, reveal=Fal
     margin = base_score + sum(scores)
     each = " + ".join(bracket(v, 3) for v in scores)
     lines = [("ŷ", "base_score + Σ_k f_k(x)")]
-    lines += [(f"f_{k}(x)", f"leaf {j} of tree {k}: {fmt(v)}")
-              for k, (j, v) in enumerate(zip(leaves, scores), 1)]  # fmt: skip
+    for k, (t, j, v) in enumerate(zip(trees, leaves, scores), 1):
+        step = (
+            ""
+            if t.weight[j] == v
+            else f"η·w* = {fmt(t.learning_rate)} × {bracket(t.weight[j], 3)} = "
+        )
+        lines.append((f"f_{k}(x)", f"leaf {j} of tree {k}: {step}{fmt(v)}"))
     lines += [("ŷ", f"{fmt(base_score)} + {each}"), ("", fmt(margin))]
     no_eta = "the learning rate is missing: a tree adds its leaf's value η·w*, not w*."
     if link is None:

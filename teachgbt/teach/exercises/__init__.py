@@ -8,8 +8,12 @@
     print(sheet.key())                               # every answer, for the teacher
 
 ``student=None`` gives the numbers the lesson ships with; any other id (a name, a number)
-gives numbers drawn from it, the same every time, different from student to student. Every
-lesson also has a "why" question: a multiple choice, marked by ``tg.check.choice``.
+gives numbers drawn from it, the same every time, different from student to student, and
+drawn again until each exercise is fair to grade (its answer not near 0, no named slip and
+no number of its prompt within the tolerance). A numeric prompt states the tolerance: 3
+significant digits, right within 1 % and never closer than ±0.0001. Every lesson also has a
+"why" question: a multiple choice, marked by ``tg.check.choice``, whose wrong options are
+misconceptions named when chosen.
 From the command line: ``teachgbt exercises 5 --student ada [--key]``,
 ``teachgbt exercises 5 --class 30 --out sheets/``.
 """
