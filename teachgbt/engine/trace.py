@@ -243,7 +243,37 @@ class Trace:
                 float(tree.threshold[node]),
                 bool(tree.default_left[node]),
             )
-        return splitter.candidates(nd, G, H, tree.feature_names, chosen)
+            if node in tree.sets:  # a set split is told apart by its set
+                chosen += (tuple(tree.sets[node]),)
+        table = splitter.candidates(nd, G, H, tree.feature_names, chosen)
+        if "categories" in table:  # the sets by their categories' names
+            table["categories"] = [_named_set(tree, f, c) for f, c in
+                                   zip(table["feature"], table["categories"])]  # fmt: skip
+        return table
+
+    def category_stats(self, t, node, class_=None):
+        """The categories at a set split ``node`` of round t's tree as XGBoost's partition
+        scan orders them: one row per category with its G, H, w* = −G/(H+λ) and G/(H+λ),
+        and the sums of the categories up to it (``engine.categorical.category_table``);
+        ``code`` and, where known, ``category``. None for a split on a number."""
+        self._check_X()
+        t = self._check_round(t)
+        k = self._check_class(class_)
+        i = self._tree_index(t, k)
+        tree = self._model.trees[i]
+        if node not in tree.sets:
+            return None
+        sample = self._rounds[i]
+        stats = self._round_stats(t, k)
+        splitter = self._tree_method.splitter(
+            self._data, stats, self._algo.scan_params(), sample["rows"], sample["features"]
+        )
+        nd = splitter.root(keep=tree.node_mask(self._X32, node, self._leaf(t, k)))
+        table = splitter.category_table(nd, int(tree.feature[node]))
+        names = tree.category_names.get(int(tree.feature[node]))
+        if names is not None:
+            table.insert(1, "category", [names[c] if c < len(names) else c for c in table["code"]])
+        return table
 
     def __repr__(self):
         kind = "classifier" if self.is_classifier else "regressor"
@@ -257,6 +287,17 @@ class Trace:
             f"<teachgbt.Trace of a {kind}: {self.n_rounds} rounds, {len(self._y)} instances; "
             "epochs(), instances(t), nodes(t), splits(t, node)>"
         )
+
+
+def _named_set(tree, feature_name, codes):
+    """A candidate's set (codes) by its categories' names, where the tree knows them."""
+    if codes is None:
+        return None
+    j = tree.feature_names.index(feature_name) if tree.feature_names else int(feature_name[1:])
+    names = tree.category_names.get(j)
+    if names is None:
+        return tuple(codes)
+    return tuple(names[c] if c < len(names) else c for c in codes)
 
 
 def _digest(X):

@@ -63,6 +63,7 @@ def from_dict(d):
             classes=d.get("classes"),
             n_features=d["n_features_in"],
             best_iteration=d.get("best_iteration"),
+            categories={int(j): v for j, v in (d.get("categories") or {}).items()},
             **params,
         )
     except (KeyError, TypeError, IndexError, AttributeError) as e:
