@@ -171,8 +171,10 @@ def test_models_without_sets_are_still_written_as_version_1(tmp_path):
     "damage, message",
     [
         (lambda d: d["trees"][0].update(sets={"9999": [1]}), "a node of sets"),
-        (lambda d: d["trees"][0]["sets"].update({str(len(d["trees"][0]["feature"]) - 1): [1]}),
-         "a set of categories on a leaf"),  # fmt: skip
+        (
+            lambda d: d["trees"][0]["sets"].update({str(len(d["trees"][0]["feature"]) - 1): [1]}),
+            "a set of categories on a leaf",
+        ),  # fmt: skip
         (lambda d: d["trees"][0].update(sets={"0": [-3]}), "the code -3"),
         (lambda d: d["trees"][0].update(sets={"0": "abc"}), "not a list of category codes"),
         (lambda d: d["trees"][0].update(sets={"0": []}), "not a list of category codes"),

@@ -251,17 +251,24 @@ class Trace:
                                    zip(table["feature"], table["categories"])]  # fmt: skip
         return table
 
-    def category_stats(self, t, node, class_=None):
-        """The categories at a set split ``node`` of round t's tree as XGBoost's partition
-        scan orders them: one row per category with its G, H, w* = −G/(H+λ) and G/(H+λ),
-        and the sums of the categories up to it (``engine.categorical.category_table``);
-        ``code`` and, where known, ``category``. None for a split on a number."""
+    def category_stats(self, t, node, class_=None, feature=None):
+        """The categories of a categorical ``feature`` (default: the one ``node`` splits into
+        sets) at ``node`` of round t's tree, in the order XGBoost's scan tries them: one row
+        per category with its G, H, G/(H+λ), w* = −G/(H+λ), the sums up to it and the
+        loss_chg of each cut (``engine.categorical.category_table``); ``code`` and, where
+        known, ``category``. None when there is no such feature."""
         self._check_X()
         t = self._check_round(t)
         k = self._check_class(class_)
         i = self._tree_index(t, k)
         tree = self._model.trees[i]
-        if node not in tree.sets:
+        if feature is None and node not in tree.sets:
+            return None
+        feature = int(tree.feature[node]) if feature is None else int(feature)
+        categorical = getattr(self._data, "is_categorical", None)  # hist data only
+        if categorical is None or not 0 <= feature < len(categorical):
+            return None
+        if not categorical[feature]:
             return None
         sample = self._rounds[i]
         stats = self._round_stats(t, k)
@@ -269,8 +276,8 @@ class Trace:
             self._data, stats, self._algo.scan_params(), sample["rows"], sample["features"]
         )
         nd = splitter.root(keep=tree.node_mask(self._X32, node, self._leaf(t, k)))
-        table = splitter.category_table(nd, int(tree.feature[node]))
-        names = tree.category_names.get(int(tree.feature[node]))
+        table = splitter.category_table(nd, feature)
+        names = tree.category_names.get(feature)
         if names is not None:
             table.insert(1, "category", [names[c] if c < len(names) else c for c in table["code"]])
         return table

@@ -251,10 +251,15 @@ def _set_steps(model, t, node, tree, class_, p):
     trace = getattr(model, "trace_", None)
     table = trace.category_stats(t, node, class_=class_) if trace is not None else None
     if table is None:
-        return [f"the set {chosen} goes left (yes); the categories' own G and H need the "
-                "training data (this model has no trace_)"]  # fmt: skip
+        return [
+            f"the set {chosen} goes left (yes); each category's G and H at this node need the "
+            "training data: trace_.category_stats(t, node) of a model fitted here"
+        ]
     prm = model.params_
-    gain = lambda lc: "—" if np.isnan(lc) else number(0.5 * (lc - prm.gamma), p)  # noqa: E731
+
+    def gain(lc):
+        return "—" if np.isnan(lc) else number(0.5 * (lc - prm.gamma), p)
+
     one_hot = "G_L" not in table
     if one_hot:
         out = [
