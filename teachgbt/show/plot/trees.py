@@ -52,6 +52,11 @@ def split_scan(model, t, node, feature, ax=None, class_=None):
             f"no candidate split on {name!r} at node {node} of the {which}; features with "
             f"candidates there: {have}"
         )
+    return _threshold_scan(rows, tree, node, name, which, ax)
+
+
+def _threshold_scan(rows, tree, node, name, which, ax):
+    """``split_scan`` for a numeric feature: the gain against the threshold."""
     # a candidate that leaves one side empty is "no split" (gain 0 − γ): not part of the scan
     rows = rows[(rows["H_L"] > 0) & (rows["H_R"] > 0)]
     ax = axes(ax, figsize=(7.2, 4.4))
