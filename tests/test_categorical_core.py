@@ -127,6 +127,7 @@ def test_the_formatter_shortens_long_sets_with_their_count():
     assert format_value(np.nan, ["a"]) == "missing"
     assert format_value(0.0, ["a"]) == "a"
     assert format_value(3.0, ["a"]) == "unseen (3)"
+    assert format_value(-1.0, ["a"]) == "unseen"
     assert format_value(0.25) == "0.25"
 
 

@@ -83,7 +83,8 @@ def format_value(x, categories=None):
         return format_number(x, 6)
     if x == int(x) and 0 <= x < len(categories):
         return format_category(categories[int(x)])
-    return f"unseen ({format_number(x, 6)})"
+    # −1: a category the model never saw, as a DataFrame or CSV is read; else the code
+    return "unseen" if x == -1 else f"unseen ({format_number(x, 6)})"
 
 
 def format_set(labels, full=False):

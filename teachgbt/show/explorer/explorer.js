@@ -46,7 +46,8 @@
     if (v === null) return "missing";
     var names = d.categories && d.categories[fx];
     if (!names) return formatNumber(v, 6);
-    return v === Math.floor(v) && v >= 0 && v < names.length ? names[v] : "unseen (" + formatNumber(v, 6) + ")";
+    if (v === Math.floor(v) && v >= 0 && v < names.length) return names[v];
+    return v === -1 ? "unseen" : "unseen (" + formatNumber(v, 6) + ")";  // -1: a name never seen
   }
 
   function pathTo(tree, node) {
