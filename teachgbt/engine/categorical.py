@@ -199,7 +199,7 @@ def best_of(scans):
 
 
 def candidate_table(s):
-    """One row per distinct candidate of a scan (both sides non-empty), as the columns of
+    """One row per distinct partition a scan tries (both sides non-empty), as the columns of
     ``trace_.splits``: the set sent left in ``categories`` (codes), threshold NaN."""
     rows = np.flatnonzero(np.isfinite(s.loss))
     df = pd.DataFrame(
@@ -216,7 +216,9 @@ def candidate_table(s):
     )
     tiny = 1e-12 * max(abs(float(s.H_L[0] + s.H_R[0])) if len(s.loss) else 1.0, 1.0)
     both_sides = (df["H_L"] > tiny) & (df["H_R"] > tiny)
-    repeat = df.duplicated(subset=["default_left", "categories"], keep="first")
+    # one row per partition of the node's rows: with no missing values there, a set with the
+    # missing values and without them is the same partition (listed once, as scanned first)
+    repeat = df.duplicated(subset=["categories", "G_L", "H_L"], keep="first")
     return df[both_sides & ~repeat].reset_index(drop=True)
 
 
