@@ -254,3 +254,24 @@ def test_contributions_equal_xgboost_pred_contribs_for_categorical_models():
             ours = tg.explain.contributions(model, rows, method=method).to_numpy()
             theirs = booster.predict(dm, pred_contribs=True, approx_contribs=approx)
             assert _gap(ours, theirs) < MARGIN_TOL, method
+
+
+def test_lightgbm_contributions_equal_its_pred_contrib_for_categorical_models():
+    X, y = _data()
+    est = _lgb_model(X, y)
+    rows = _code_rows(X)
+    ours = tg.explain.contributions(_quiet(tg.from_lightgbm, est), rows).to_numpy()
+    assert _gap(ours, est.booster_.predict(rows, pred_contrib=True)) < MARGIN_TOL
+
+
+def test_hist_gradient_boosting_numeric_categories_are_read_as_their_ranks():
+    """HistGradientBoosting's encoder sorts the values (10, 20, 30 …): a numpy array given to
+    the imported model holds those ranks (the codes), as the tree's sets hold them."""
+    X, y = _data(n_cats=6)
+    values = (np.where(X["colour"].isna(), np.nan, X["colour"].cat.codes) + 1) * 10.0
+    raw = np.column_stack([X["x"], values])
+    est = ensemble.HistGradientBoostingRegressor(max_iter=5, categorical_features=[1]).fit(raw, y)
+    model = _quiet(tg.from_sklearn, est)
+    assert model.model_.categories == {1: [10.0, 20.0, 30.0, 40.0, 50.0, 60.0]}
+    ranks = np.column_stack([raw[:, 0], raw[:, 1] / 10 - 1])
+    assert _gap(model.decision_function(ranks), est.predict(raw)) < MARGIN_TOL

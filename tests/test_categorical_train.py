@@ -226,3 +226,13 @@ def test_refusals_say_what_to_do():
         )
     with pytest.raises(ValueError, match="max_cat_threshold"):
         tg.BoostingRegressor(tree_method="hist", max_cat_threshold=0).fit(X, y)
+
+
+def test_too_many_categories_for_the_bins_are_refused_by_name():
+    rng = np.random.default_rng(0)
+    names = [f"c{i}" for i in range(70_000)]
+    X = pd.DataFrame({"city": pd.Categorical.from_codes(np.arange(70_000) % 70_000, names)})
+    with pytest.raises(ValueError, match="category codes are whole numbers from 0 to 65534"):
+        tg.BoostingRegressor(tree_method="hist", enable_categorical=True, n_estimators=1).fit(
+            X, rng.normal(size=70_000)
+        )

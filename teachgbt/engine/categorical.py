@@ -38,12 +38,20 @@ import pandas as pd
 
 from .exact import finish_split_table
 
-__all__ = ["MAX_CODE", "category_cuts", "CategoricalScan", "scan", "best_of", "candidate_table",
-           "finish_table", "category_table"]  # fmt: skip
+__all__ = ["MAX_CODE", "check_codes", "category_cuts", "CategoricalScan", "scan", "best_of",
+           "candidate_table", "finish_table", "category_table"]  # fmt: skip
 
 #: the largest category code a feature may hold: with the missing values' bin, the codes
 #: of a feature must fit the histogram's 16-bit bin codes
 MAX_CODE = 65534
+
+
+def check_codes(X32, categorical, feature_names=None):
+    """Refuse, naming the column, a categorical feature of X32 holding something other than
+    category codes (whole numbers 0 … ``MAX_CODE``; NaN for missing)."""
+    for j in categorical:
+        name = repr(str(feature_names[j])) if feature_names is not None else f"{j}"
+        category_cuts(X32[:, j], f"the categorical column {name}")
 
 
 def category_cuts(col, name="a categorical feature"):

@@ -28,6 +28,7 @@ from .boosting import (
     boost_round,
 )
 from .callbacks import EarlyStopping, EvalSets, progress_bar
+from .categorical import check_codes
 from .gbdt import GBDTAlgorithm
 from .grow import GrowParams
 from .trace import Trace
@@ -261,6 +262,7 @@ def train(
     hooks = [h for h in (eval_sets, early_stopping, *callbacks, progress) if h is not None]
 
     tree_method = TREE_METHODS[params.tree_method]
+    check_codes(X32, sorted(categories or ()), feature_names)  # before any binning
     data = tree_method.prepare(X32, params.max_bin, sorted(categories or ()))
     sampler = RoundSampler(params.subsample, params.colsample_bytree, params.random_state)
     samples = []  # per tree: dict(rows=..., features=...), for the trace
