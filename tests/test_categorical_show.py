@@ -132,6 +132,7 @@ def test_explorer_data_carries_sets_names_and_candidate_sets(fitted):
     assert t0["rule"][0].startswith("colour ∈ {") and t0["threshold"][0] is None
     assert t0["exact_rule"][0] == "colour ∈ {" + ", ".join(tree.set_labels(0)) + "}"
     assert d["categories"] == {"1": COLOURS}
+    assert t0["sets"]["0"] == tree.sets[0].tolist()
     chosen = [r for r in t0["splits"]["0"]["rows"] if r[-1]]
     assert chosen and chosen[0][1].startswith("{")
 

@@ -167,6 +167,8 @@ def _tree_dict(model, i, tree, prox, reported):
         "exact_rule": [None if leaf[j] else split_rule(tree, j, full=True) for j in nodes],
         "threshold": _floats(np.where(leaf, np.nan, tree.threshold)),
         "op": routing.rule_of(tree.rule).op,  # "<" (XGBoost) or "≤" (LightGBM, scikit-learn)
+        # set splits: node -> the category codes that go left (x ∈ S)
+        "sets": {str(i): _ints(c) for i, c in tree.sets.items()},
         "default_left": [bool(v) for v in tree.default_left],
         "n": _ints(tree.n),
         "G": _floats(tree.G),
