@@ -13,6 +13,7 @@ from teachgbt.cli import main
 
 SOLUTIONS = Path(__file__).resolve().parent / "lesson_solutions"
 TUTORIAL_LESSONS = range(1, 11)
+ALL_LESSONS = sorted(tg.exercises.LESSONS)
 
 
 @pytest.fixture(autouse=True)
@@ -29,7 +30,7 @@ def shown(value):
     return {f"{value:g}", f"{value:.2f}", f"{value:.3f}", f"{value:.4f}"}
 
 
-@pytest.mark.parametrize("lesson", range(1, 14))
+@pytest.mark.parametrize("lesson", ALL_LESSONS)
 def test_every_sheet_has_a_why_question_and_its_own_answers(lesson):
     shipped = tg.exercises.sheet(lesson)
     assert shipped.lesson == lesson and shipped.student is None
@@ -202,7 +203,7 @@ def _numbers(text):
     return {float(t.replace("−", "-")) for t in re.findall(r"(?<![\w.])[-−]?\d+(?:\.\d+)?", text)}
 
 
-@pytest.mark.parametrize("lesson", range(1, 14))
+@pytest.mark.parametrize("lesson", ALL_LESSONS)
 def test_the_not_answered_line_repeats_only_the_prompt(lesson):
     """Unanswered, a check repeats the exercise's question; it names no number the prompt
     does not (5.2 printed γ = 0.5, 10.1 the bin sums, 11.3 G and H: what the student is to
@@ -225,7 +226,7 @@ def test_keys_print_rounded_values():
 
 
 def test_every_numeric_prompt_states_its_tolerance():
-    for lesson in range(1, 14):
+    for lesson in ALL_LESSONS:
         for ex in tg.exercises.sheet(lesson, student="bob"):
             if ex.kind == "number":
                 assert "3 significant digits: right within 1%" in ex.prompt

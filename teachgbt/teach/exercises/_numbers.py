@@ -449,8 +449,8 @@ def lesson15(rng):
     cut of the colours sorted by w* (XGBoost's partition scan; no missing values)."""
     d = Draw(rng)
     while True:  # distinct weights: the sorted order has no ties to break
-        G = d.many([-3.0, 2.0, 4.0, -1.5], steps(-5, 5, 0.5), 4)
-        H = d.many([2.0, 3.0, 1.0, 4.0], steps(1, 5, 1), 4)
+        G = d.many([-3.0, 2.0, 3.5, -1.5], steps(-5, 5, 0.5), 4)
+        H = d.many([2.0, 3.0, 2.0, 4.0], steps(1, 5, 1), 4)
         w = [-g / (h + 1.0) for g, h in zip(G, H)]
         if len(set(w)) == 4:
             break

@@ -118,13 +118,14 @@ QUESTIONS = {
           "c": "predictions need only the stored leaf values."}),
     15: ("k categories can be split into two groups in 2^(k−1) − 1 ways. Why does XGBoost try "
          "only the k − 1 cuts of the categories sorted by w* = −G/(H+λ)?",
-         ["categories that want about the same leaf weight belong on the same side: for the "
-          "squared error the best two groups are always a cut of that order (Fisher, 1958), "
-          "and for other losses it is a good, fast guess",
-          "the other groupings leave a side lighter than min_child_weight",
-          "sorting puts the most frequent categories first"],
+         ["like-weighted categories belong together, and a cut of that order finds the groups",
+          "the other groupings leave a side lighter than min_child_weight, so none of them "
+          "is allowed",
+          "sorting puts the most frequent categories first, and they weigh most in the gain"],
          "a", "A split's gain rewards sides whose rows want one weight; sorting by w* lines "
-              "those up, so a cut of the order groups them.",
+              "those up, so a cut of the order groups them. For the squared error the best two "
+              "groups are always a cut of that order (Fisher, 1958); for other losses it is a "
+              "good, fast guess.",
          {"b": "min_child_weight limits H on each side, whatever the grouping.",
           "c": "the order is by w* = −G/(H+λ), not by how many rows a category has."}),
 }  # fmt: skip
