@@ -27,6 +27,7 @@ import numpy as np
 from ..check import quietly
 from . import (
     _editions,
+    _losses,
     _models,
     _numbers,
     _why,
@@ -50,8 +51,9 @@ LESSONS = {
     11: "multiclass",
     12: "contributions",
     13: "open_any_model",
+    14: "any_loss",
 }
-_BUILDERS = {**_numbers.BUILDERS, **_models.BUILDERS}
+_BUILDERS = {**_numbers.BUILDERS, **_models.BUILDERS, **_losses.BUILDERS}
 
 
 @dataclass
