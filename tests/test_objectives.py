@@ -391,3 +391,28 @@ def test_objective_errors_are_one_line_and_named():
     for params, match in cases:
         with pytest.raises(ValueError, match=match):
             tg.BoostingRegressor(n_estimators=1, **params).fit(X, y)
+
+
+# ---------------------------------------------------------------- lesson 14's checkers
+def test_objective_checkers_accept_the_hand_answer_and_name_the_slips():
+    check = tg.check
+    # Poisson at y = 3, ŷ = 0.5: g = e^0.5 − 3, h = e^(0.5 + 0.7), worked by hand
+    assert check.objective_gradient(-1.35, "count:poisson", 3, 0.5, 1).correct
+    assert check.objective_gradient(3.32, "count:poisson", 3, 0.5, 2).correct
+    r = check.objective_gradient(1.65, "count:poisson", 3, 0.5, 2)  # e^ŷ, no e^0.7
+    assert not r.correct and "e^0.7" in r.slip
+    r = check.objective_gradient(-2.5, "count:poisson", 3, 0.5, 1)  # ŷ − y
+    assert not r.correct and "not the margin" in r.slip
+    r = check.objective_gradient(0.2, "reg:quantileerror", 2, 0.5, 1, quantile_alpha=0.8)
+    assert not r.correct and "swapped" in r.slip
+    assert check.objective_gradient(1.0, "reg:absoluteerror", 2, 0.5, 2).correct
+    # a refreshed leaf: the median of (−3, −1, 0.5, 2.5, 4) is 0.5, × η = 0.3
+    leaf = check.refreshed_leaf
+    assert leaf(0.15, [2.5, -1, 0.5, 4, -3], 0.3).correct
+    assert "learning rate" in leaf(0.5, [2.5, -1, 0.5, 4, -3], 0.3).slip
+    assert "mean residual" in leaf(0.18, [2.5, -1, 0.5, 4, -3], 0.3).slip
+    # a capped leaf: 99 / 13.0825 = 7.57 capped to 0.7, × η = 0.3
+    assert check.clipped_leaf(0.21, -99, 12.0825, 1, 0.7, 0.3).correct
+    assert "cap is missing" in check.clipped_leaf(2.27, -99, 12.0825, 1, 0.7, 0.3).slip
+    with pytest.raises(ValueError, match="objective must be one of"):
+        check.objective_gradient(1.0, "reg:tweedie", 1, 0, 1)
