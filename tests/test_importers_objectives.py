@@ -405,3 +405,43 @@ def test_dart_weights_and_forest_averages_are_in_the_trees(tmp_path):
     for tree in forest.trees_:
         assert tree.learning_rate == 1 / N_TREES
         np.testing.assert_allclose(tree.value, tree.weight / N_TREES)
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_saved_and_loaded_predicts_the_same(kind, tmp_path):
+    """teachgbt's own file keeps the objective, its parameters and the trees: a loaded
+    model predicts (margins and transformed) exactly as the import."""
+    model, _, X = open_model(kind, "live", tmp_path)
+    model.save(tmp_path / "m.json")
+    again = tg.load(tmp_path / "m.json")
+    assert again.loss_.name == model.loss_.name and type(again) is type(model)
+    np.testing.assert_array_equal(again.decision_function(X), model.decision_function(X))
+    if hasattr(model, "predict_proba"):
+        np.testing.assert_array_equal(again.predict_proba(X), model.predict_proba(X))
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))
+
+
+@pytest.mark.parametrize("kind", ["lgb poisson", "xgb binary:hinge", "xgb reg:quantileerror"])
+def test_command_line_explains_a_row_through_the_link(kind, tmp_path, capsys):
+    """``teachgbt explain FILE --data CSV --row I``: the margin round by round, then the
+    prediction through the objective's link (e^margin, the hinge's 0/1), as the library's."""
+    import pandas as pd
+
+    from teachgbt.cli import main
+
+    est, X = fit(kind)
+    path = tmp_path / ("m.txt" if KINDS[kind][0] == "lightgbm" else "m.json")
+    (est.booster_ if KINDS[kind][0] == "lightgbm" else est).save_model(path)
+    names = [f"Column_{j}" if KINDS[kind][0] == "lightgbm" else f"f{j}" for j in range(N_FEATURES)]
+    pd.DataFrame(X, columns=names).to_csv(tmp_path / "d.csv", index=False)
+    code = main(["explain", str(path), "--data", str(tmp_path / "d.csv"), "--row", "3"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    library = Library(kind, est, "file", path)
+    expected = library.transformed(X[3:4])
+    if kind == "xgb reg:quantileerror":  # identity: the margin is the prediction
+        assert "prediction after" not in out
+        return
+    last = [ln for ln in out.splitlines() if ln.strip().split(" ")[0].isdigit()][-1]
+    assert "prediction after" in out
+    assert np.isclose(float(last.split()[-1]), float(np.ravel(expected)[0]), rtol=1e-3, atol=1e-4)
