@@ -416,3 +416,14 @@ def test_objective_checkers_accept_the_hand_answer_and_name_the_slips():
     assert "cap is missing" in check.clipped_leaf(2.27, -99, 12.0825, 1, 0.7, 0.3).slip
     with pytest.raises(ValueError, match="objective must be one of"):
         check.objective_gradient(1.0, "reg:tweedie", 1, 0, 1)
+
+
+def test_the_dask_trainer_refuses_what_it_does_not_train():
+    """The cluster trainer estimates base_score as a mean and refreshes no leaf: it says so
+    instead of training another objective wrongly."""
+    pytest.importorskip("dask.distributed")
+    from teachgbt.dask import DaskBoostingRegressor
+
+    X, y = np.arange(20.0).reshape(-1, 1), np.arange(20.0)
+    with pytest.raises(ValueError, match="trains only reg:squarederror"):
+        DaskBoostingRegressor(objective="reg:absoluteerror", n_estimators=1).fit(X, y)
