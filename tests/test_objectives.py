@@ -427,3 +427,15 @@ def test_the_dask_trainer_refuses_what_it_does_not_train():
     X, y = np.arange(20.0).reshape(-1, 1), np.arange(20.0)
     with pytest.raises(ValueError, match="trains only reg:squarederror"):
         DaskBoostingRegressor(objective="reg:absoluteerror", n_estimators=1).fit(X, y)
+
+
+def test_trace_probabilities_of_the_two_class_objectives():
+    """logitraw's margin is log-odds (the trace's prob is σ of it, though predict omits σ);
+    hinge's margin is a score: no prob column."""
+    raw, _, X, _ = _fit_both("binary:logitraw", "hist", False)
+    table = raw.trace_.instances(2)
+    np.testing.assert_allclose(table["prob"], 1 / (1 + np.exp(-table["margin"])), rtol=1e-6)
+    assert "ep_1_prob" in raw.trace_.epochs()
+    hinge, _, _, _ = _fit_both("binary:hinge", "hist", False)
+    assert "prob" not in hinge.trace_.instances(1)
+    assert "ep_1_prob" not in hinge.trace_.epochs()
