@@ -190,9 +190,10 @@ ax.set_title("One data set, five losses (30 rounds each)")
 plt.show()
 
 # %% [markdown]
-# The squared error chases the outliers (its leaves are means); the absolute error and
-# pseudo-Huber ignore them; the 0.8-quantile runs above most rows, as it should; Poisson
-# bends with the exponential growth because its trees add to log(mean). The same trees,
+# The squared error chases the outliers (its leaves are means), and so does Poisson (its
+# F* is a mean too, though its trees add to log(mean), so its steps multiply); the absolute
+# error and pseudo-Huber ignore them; the 0.8-quantile runs above most rows, as it should.
+# The same trees,
 # the same gain formula, five different g and h. Their base scores are section 1's
 # constants for this data (pseudo-Huber's one Newton step from 0 lands above the mean
 # here: far from y, its h is small and the step long):
