@@ -33,6 +33,7 @@ from ...core.format import format_number
 from ..check import FLOOR, RELATIVE, asked, quietly
 from . import (
     _editions,
+    _losses,
     _models,
     _numbers,
     _why,
@@ -58,9 +59,10 @@ LESSONS = {
     11: "multiclass",
     12: "contributions",
     13: "open_any_model",
+    14: "any_loss",
     15: "categories",
 }
-_BUILDERS = {**_numbers.BUILDERS, **_models.BUILDERS}
+_BUILDERS = {**_numbers.BUILDERS, **_models.BUILDERS, **_losses.BUILDERS}
 
 
 @dataclass
