@@ -369,12 +369,42 @@ def _softmax_probability(p, a, item):
             (1 / F.size, ("1/K",), "1/K")]  # fmt: skip
 
 
+def _objective_gradient(p, a, item):
+    if p["objective"] != "count:poisson":
+        return []
+    y, m, mds = float(p["y"]), float(p["margin"]), 0.7  # count:poisson's max_delta_step
+    if p["order"] == 1:  # g = e^ŷ − y
+        return [(-(math.exp(m) - y), ("sign",), "sign"), (m - y, ("margin",), "margin for e^ŷ")]
+    return [(math.exp(m), ("inflates",), "h without e^0.7"),
+            (math.exp(m) * mds, ("product",), "e^ŷ·0.7")]  # fmt: skip
+
+
+def _refreshed_leaf(p, a, item):
+    r, eta = _arr(p["residuals"]), float(p["learning_rate"])
+    newton = float(np.sum(np.sign(r))) / (r.size + 1.0)  # −G/(H+λ), g = sign(ŷ − y), h = 1, λ = 1
+    return [(float(np.median(r)), ("learning rate is missing",), "η missing"),
+            (eta * float(np.mean(r)), ("mean residual",), "the mean"),
+            (eta * newton, ("Newton step",), "−G/(H+λ) unrefreshed")]  # fmt: skip
+
+
+def _clipped_leaf(p, a, item):
+    G, H, lam, mds, eta = (float(p[k]) for k in ("G", "H", "reg_lambda", "max_delta_step",
+                                                 "learning_rate"))  # fmt: skip
+    w = -G / (H + lam)
+    capped = max(-mds, min(mds, w))
+    return [(eta * w, ("cap is missing",), "no cap"),
+            (capped, ("learning rate is missing",), "η missing"),
+            (max(-mds, min(mds, eta * w)), ("before η",), "the cap on η·w*")]  # fmt: skip
+
+
 _BATTERY = {"loss": _loss, "complexity": _complexity, "prediction": _prediction,
             "gradient": _gradient, "margin_update": _margin_update,
             "structure_score": _structure_score, "leaf_weight": _leaf_weight,
             "split_gain": _split_gain, "vote_error": _vote_error, "epoch": _epoch,
             "recovered": _recovered, "contribution": _contribution,
-            "softmax_probability": _softmax_probability}  # fmt: skip
+            "softmax_probability": _softmax_probability,
+            "objective_gradient": _objective_gradient, "refreshed_leaf": _refreshed_leaf,
+            "clipped_leaf": _clipped_leaf}  # fmt: skip
 
 
 def steps(item):
