@@ -18,6 +18,7 @@ from ..core import (
     ModelFileError,
     check_count,
     check_imported_tree,
+    check_sets,
     float_array,
     int_array,
     shorten,
@@ -49,6 +50,7 @@ def check_model_dict(d):
     best = d.get("best_iteration")
     if best is not None:
         check_count("best_iteration", best, 0, max(n_rounds - 1, 0))
+    check_sets(None, d.get("categories"), [], n_features, "the model")  # category names
     for k, t in enumerate(trees):
         where = f"tree {k + 1}"
         if not isinstance(t, dict):
@@ -88,8 +90,10 @@ def check_xgboost(learner):
     or UBJSON) before the importer reads them."""
     try:
         lmp = learner["learner_model_param"]
-        trees = learner["gradient_booster"]["model"]["trees"]
-    except (KeyError, TypeError):
+        booster = learner["gradient_booster"]
+        # dart keeps its gbtree one level down, beside the trees' weights
+        trees = (booster["gbtree"] if booster.get("name") == "dart" else booster)["model"]["trees"]
+    except (KeyError, TypeError, AttributeError):
         return  # the importer says what is missing
     if not isinstance(trees, list):
         raise ModelFileError("its trees are not a list")

@@ -1,9 +1,11 @@
 """Where the compiled kernels come from: numba when it is installed, numpy otherwise.
 
 The compiled modules (``teachgbt.core._tree_numba`` for routing rows through a tree,
-``teachgbt.engine._hist_numba`` for the histogram trainer,
-``teachgbt.engine._exact_numba`` for the exact one) repeat the numpy code's
-arithmetic in the same order, so either grows and predicts the same trees.
+``core._sets_numba`` for trees with set splits, ``teachgbt.engine._hist_numba`` for the
+histogram trainer, ``teachgbt.engine._exact_numba`` for the exact one) repeat the numpy
+code's arithmetic in the same order, so either grows and predicts the same trees. Each
+has a ``warm_up(*spec)`` that calls its kernels once on a few rows of the types its
+callers pass (``spec``: their dtypes), which the background compile below runs.
 ``KERNEL`` (or the environment variable ``TEACHGBT_KERNEL``) picks: "auto",
 "numpy" or "numba" (compiled whatever the size, as the tests that prove the two
 equal need).
@@ -196,6 +198,8 @@ def _seconds(module):
 def _probe(kernels, spec):
     """Load the kernels ``kernels.warm_up(*spec)`` calls from numba's disk cache, compiling
     none: True when every one was there (they are then loaded in this process)."""
+    if not hasattr(kernels, "warm_up"):  # nothing to load ahead: compiled at its calls
+        return True
     _local.probing = True
     try:
         kernels.warm_up(*spec)
