@@ -119,6 +119,9 @@ def main(argv=None):
     ap.add_argument("--libraries", default=",".join(LIBRARIES))
     args = ap.parse_args(argv)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    # the workers' warm-up fits compile any kernel numba's cache lacks then and there (not in
+    # the background, which would leave the measured fit to start with numpy)
+    os.environ["TEACHGBT_BACKGROUND_COMPILE"] = "0"
     from dask.distributed import Client, LocalCluster
 
     libs = args.libraries.split(",")

@@ -111,6 +111,9 @@ def run_worker(lib, data_dir, args):
         env[var] = str(args.threads)
     if args.wait_policy:
         env["OMP_WAIT_POLICY"] = args.wait_policy
+    # teachgbt's warm-up fit compiles any kernel numba's cache lacks then and there (not
+    # in the background, which would leave the measured fit to start with numpy)
+    env["TEACHGBT_BACKGROUND_COMPILE"] = "0"
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", lib, "--data", data_dir]
     cmd += ["--rows", str(args.rows), "--rounds", str(args.rounds), "--depth", str(args.depth)]
     cmd += ["--threads", str(args.threads)]
