@@ -259,14 +259,19 @@ def _tree_number(model, k):
 
 
 def cmd_draw(args):
+    from ..show.draw import MAX_DPI
+
+    if args.dpi is not None and not 10 <= args.dpi <= MAX_DPI:
+        raise CommandError(f"--dpi must be from 10 to {MAX_DPI}; got {args.dpi:g}")
     _check_output(args.output, model_file=args.model)
     model = _load_model(args)
     k = _tree_number(model, args.tree)
     diagram = model.trees_[k - 1].draw()
+    look = {"dpi": args.dpi, "transparent": args.transparent, "theme": args.theme}
     if args.output == "-":  # DOT text, the one format a terminal or a pipe takes
-        sys.stdout.write(diagram.source)
+        sys.stdout.write(diagram.dot(**look))
         return
-    diagram.save(args.output)
+    diagram.save(args.output, **look)
     print(f"drew tree {k} to {args.output}")
 
 
@@ -462,6 +467,11 @@ def build_parser():
     )
     d.add_argument("--output", required=True, metavar="FILE.svg|.png|.pdf|.dot",
                    help="- prints the DOT text")  # fmt: skip
+    d.add_argument("--dpi", type=float, metavar="N",
+                   help="resolution of a PNG (default 96; 300 for print or slides)")  # fmt: skip
+    d.add_argument("--transparent", action="store_true", help="no background")
+    d.add_argument("--theme", choices=("light", "dark"), default="light",
+                   help="dark: light text and edges, for a dark slide")  # fmt: skip
     _file_params(d)
     d.set_defaults(func=cmd_draw)
 

@@ -36,14 +36,17 @@ from .labels import (
     edge_label,
     format_number,
     format_threshold,
+    legend_lines,
     node_label,
     tree_title,
 )
 from .layout import text_size
-from .render import SAVE_FORMATS, Diagram, graphviz_available
+from .render import DEFAULT_DPI, MAX_DPI, SAVE_FORMATS, Diagram, graphviz_available
 from .text import tree_to_text
 
 __all__ = [
+    "DEFAULT_DPI",
+    "MAX_DPI",
     "FIELDS",
     "DEFAULT_FIELDS",
     "SAVE_FORMATS",
@@ -56,6 +59,7 @@ __all__ = [
     "format_threshold",
     "graphviz_available",
     "instance_path",
+    "legend_lines",
     "node_label",
     "plot_model",
     "plot_tree",
@@ -98,13 +102,13 @@ def draw(tree, highlight=None, engine="auto", **label_options):
     """A ``Diagram`` of ``tree``: shows itself in Jupyter, ``.save("tree.png")``.
 
     Uses Graphviz when its ``dot`` binary is installed, else matplotlib
-    (``engine=`` forces one).
+    (``engine=`` forces one). For slides: ``.save("tree.png", dpi=300, transparent=True,
+    theme="dark")``.
     """
     opts = _opts(label_options)
     path = None if highlight is None else instance_path(tree, highlight)
-    source = _dot.tree_to_dot(tree, opts, path)
     return Diagram(
-        source,
+        lambda look: _dot.tree_to_dot(tree, opts, path, look),
         lambda: _titled_scene(tree, opts, path),
         engine,
         f"a tree of {tree.n_leaves} leaves",
@@ -182,13 +186,11 @@ def _model_parts(model, rounds, highlight, label_options):
 
 
 def _model_scene(model, opts, rounds, trees, paths, titles):
-    from .labels import legend_lines
-
     size = _mpl.FONT_SIZE
     scene = _mpl.Scene(font_size=size)
     r0 = _dot.round0_text(model, opts.precision).split("\n")
     w, h = _mpl.box_size(r0, size)
-    scene.items.append(_mpl.Box(w / 2, h / 2, w, h, r0, fill="#eeeeee"))
+    scene.items.append(_mpl.Box(w / 2, h / 2, w, h, r0, fill="round0"))
     scene.width, scene.height = w, h
     no_legend = LabelOptions(
         opts.fields, opts.precision, opts.node_ids, opts.proba, opts.missing, legend=False
@@ -202,7 +204,7 @@ def _model_scene(model, opts, rounds, trees, paths, titles):
         small = size * 0.85
         y = scene.height + 1.5 * size
         for line in legend_lines(trees[0], opts):
-            scene.items.append(_mpl.Text(0.0, y, line, small, color="#444444"))
+            scene.items.append(_mpl.Text(0.0, y, line, small, color="muted"))
             scene.width = max(scene.width, text_size([line], small)[0])
             y += small * 1.25
         scene.height = y
@@ -213,11 +215,9 @@ def draw_model(model, rounds=None, highlight=None, engine="auto", **label_option
     """One diagram of a fitted model: round 0 (base_score and its margin), then the trees of
     ``rounds`` (1-based; default the first three)."""
     opts, rounds, trees, paths, titles = _model_parts(model, rounds, highlight, label_options)
-    source = _dot.model_to_dot(
-        trees, rounds, _dot.round0_text(model, opts.precision), opts, paths, titles
-    )
+    r0 = _dot.round0_text(model, opts.precision)
     return Diagram(
-        source,
+        lambda look: _dot.model_to_dot(trees, rounds, r0, opts, paths, titles, look),
         lambda: _model_scene(model, opts, rounds, trees, paths, titles),
         engine,
         f"rounds {rounds} of a model",
