@@ -48,9 +48,10 @@ def loss_curve(model, ax=None):
     return ax
 
 
-def _per_instance(ax, table, y, clf, classes, what):
-    """One line per instance (few) or median and 10–90 % bands per class (many)."""
-    k = np.arange(table.shape[1])
+def _per_instance(ax, table, y, clf, classes, what, first=0):
+    """One line per instance (few) or median and 10–90 % bands per class (many); column j
+    of ``table`` is epoch ``first + j``."""
+    k = np.arange(table.shape[1]) + first
     groups = [(1.0, POS), (0.0, NEG)] if clf else [(None, POS)]
     for val, color in groups:
         rows = np.ones(len(y), bool) if val is None else (y == val)
@@ -178,7 +179,8 @@ def _bands(ax, block, color, label):
 
 
 def residuals(model, ax=None):
-    """Each instance's residual after each epoch: y − p (classifier) or y − prediction."""
+    """Seed 004's ``ep_k_residual`` of every instance, k = 1 … T: the residual tree k is
+    fitted to, y − p (classifier) or y − prediction of epoch k − 1, the table's own numbers."""
     check_fitted(model)
     if model.model_.n_outputs > 1:
         raise ValueError(
@@ -188,14 +190,14 @@ def residuals(model, ax=None):
     tr = model.trace_
     y, _ = train_y_w(model)
     clf = is_classifier(model)
-    table = np.column_stack(
-        [y - model.model_.link(tr.margin(k).astype(np.float64)) for k in range(tr.n_rounds + 1)]
-    )
+    ep = tr.epochs()
+    table = ep[[f"ep_{k}_residual" for k in range(1, tr.n_rounds + 1)]].to_numpy(np.float64)
     ax = axes(ax)
     ax.axhline(0.0, color="grey", lw=0.8)
-    _per_instance(ax, table, y, clf, getattr(model, "classes_", None), "residual")
-    ax.set_xlabel("epoch k (trees added; 0 = base_score)")
-    ax.set_ylabel("residual y − p" if clf else "residual y − prediction")
-    ax.set_title("Residuals shrink as trees are added")
+    _per_instance(ax, table, y, clf, getattr(model, "classes_", None), "residual", first=1)
+    ax.set_xlabel("epoch k: ep_k_residual is what tree k is fitted to (before it is added)")
+    before = "y − p of epoch k − 1" if clf else "y − prediction of epoch k − 1"
+    ax.set_ylabel(f"ep_k_residual = {before}")
+    ax.set_title("The residual each tree is fitted to (seed 004's ep_k_residual)")
     ax.legend(fontsize="small")
     return ax

@@ -55,73 +55,13 @@ def split_scan(model, t, node, feature, ax=None, class_=None):
     ax = axes(ax, figsize=(7.2, 4.4))
     ax2 = ax.twinx()
     both = rows["default_left"].nunique() > 1
-    handles, sums = [], []
-    for dl, part in rows.groupby("default_left", sort=False):
-        part = part.sort_values("threshold")
-        suffix = f" (missing → {'left' if dl else 'right'})" if both else ""
-        marker = "o-" if len(part) <= 40 else "-"
-        (h,) = ax.plot(
-            part["threshold"],
-            part["gain"],
-            marker,
-            ms=4,
-            color="#1f77b4",
-            alpha=1.0 if dl or not both else 0.55,
-            label=(
-                f"gain{suffix}"
-                if handles
-                else f"gain = ½[G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ)] − γ{suffix}"
-            ),
-            zorder=3,
-        )
-        handles.append(h)
-        if not sums:  # one scan's running sums are enough to read the picture
-            few = len(part) <= 40
-            sums = [
-                ax2.plot(
-                    part["threshold"],
-                    part["G_L"],
-                    "x:" if few else ":",
-                    color="#2ca02c",
-                    label="G_L (left of the threshold)",
-                )[0],
-                ax2.plot(
-                    part["threshold"],
-                    part["H_L"],
-                    "+--" if few else "--",
-                    color="#9467bd",
-                    label="H_L",
-                )[0],
-            ]
-    handles.extend(sums)
+    handles = _scan_lines(ax, ax2, rows, both)
     ax.axhline(0.0, color="grey", lw=0.8)
-    chosen = rows[rows["chosen"]]
     split_feature = tree.feature_name(int(tree.feature[node])) if tree.feature[node] >= 0 else None
     name, split_feature = literal(name), split_feature and literal(split_feature)  # shown as is
-    if len(chosen):
-        c = chosen.iloc[0]
-        (hc,) = ax.plot(
-            [c["threshold"]],
-            [c["gain"]],
-            "*",
-            ms=16,
-            color="#d62728",
-            label=f"chosen: {format_rule(name, c['threshold'])}, gain {_number(c['gain'])}",
-            zorder=4,
-        )
-        handles.append(hc)
-    elif len(rows):
-        b = rows.loc[rows["gain"].idxmax()]
-        (hb,) = ax.plot(
-            [b["threshold"]],
-            [b["gain"]],
-            "D",
-            ms=8,
-            color="grey",
-            label=f"best on {name}: gain {_number(b['gain'])}",
-            zorder=4,
-        )
-        handles.append(hb)
+    mark = _mark_best(ax, rows, name)
+    if mark is not None:
+        handles.append(mark)
     ax.set_xlabel(f"threshold on {name} (rows with {name} < threshold go left)")
     ax.set_ylabel("gain")
     ax2.set_ylabel("running sums G_L, H_L of the left side")
@@ -137,6 +77,81 @@ def split_scan(model, t, node, feature, ax=None, class_=None):
         frameon=False,
     )
     return ax
+
+
+# a scan of more candidates than this is drawn as lines, without a marker per candidate
+_MARKED = 40
+
+
+def _scan_lines(ax, ax2, rows, both):
+    """The gain of each scan (one per side missing values may go), and the running sums
+    G_L, H_L of the first one on ``ax2``; returns the legend's handles."""
+    handles, sums = [], []
+    for dl, part in rows.groupby("default_left", sort=False):
+        part = part.sort_values("threshold")
+        suffix = f" (missing → {'left' if dl else 'right'})" if both else ""
+        few = len(part) <= _MARKED
+        (h,) = ax.plot(
+            part["threshold"],
+            part["gain"],
+            "o-" if few else "-",
+            ms=4,
+            color="#1f77b4",
+            alpha=1.0 if dl or not both else 0.55,
+            label=(
+                f"gain{suffix}"
+                if handles
+                else f"gain = ½[G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ)] − γ{suffix}"
+            ),
+            zorder=3,
+        )
+        handles.append(h)
+        if not sums:  # one scan's running sums are enough to read the picture
+            sums = [
+                ax2.plot(
+                    part["threshold"],
+                    part["G_L"],
+                    "x:" if few else ":",
+                    color="#2ca02c",
+                    label="G_L (left of the threshold)",
+                )[0],
+                ax2.plot(
+                    part["threshold"], part["H_L"], "+--" if few else "--", color="#9467bd",
+                    label="H_L",
+                )[0],
+            ]  # fmt: skip
+    return handles + sums
+
+
+def _mark_best(ax, rows, name):
+    """A star on the chosen split, or a diamond on the best candidate of a feature the node
+    did not split on; returns its legend handle (None without candidates)."""
+    chosen = rows[rows["chosen"]]
+    if len(chosen):
+        c = chosen.iloc[0]
+        (hc,) = ax.plot(
+            [c["threshold"]],
+            [c["gain"]],
+            "*",
+            ms=16,
+            color="#d62728",
+            label=f"chosen: {format_rule(name, c['threshold'])}, gain {_number(c['gain'])}",
+            zorder=4,
+        )
+        return hc
+    if not len(rows):
+        return None
+    b = rows.loc[rows["gain"].idxmax()]
+    (hb,) = ax.plot(
+        [b["threshold"]],
+        [b["gain"]],
+        "D",
+        ms=8,
+        color="grey",
+        label=f"best on {name}: gain {_number(b['gain'])}",
+        zorder=4,
+    )
+    return hb
 
 
 def _which_tree(model, t, class_):
