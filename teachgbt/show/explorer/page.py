@@ -68,8 +68,12 @@ def render(data):
 LARGE_INLINE = 1_000_000
 
 BLOCKED = (
-    "This interactive view needs a trusted notebook: run the cell, or open the saved page "
-    '(explorer.save("explorer.html")).'
+    "This interactive explorer needs a trusted notebook (a notebook you received opens "
+    "untrusted, and Jupyter then hides its scripts). To trust it: in JupyterLab open the "
+    "command palette (Ctrl+Shift+C) and run \u201cTrust Notebook\u201d (classic Notebook: "
+    "File \u25b8 Trust Notebook; or `jupyter trust NOTEBOOK.ipynb` in a terminal), then run "
+    "this cell again. Or write it as a page and open that in a browser: add "
+    '.save("explorer.html") to the tg.explore(...) call of this cell and run it.'
 )
 
 
