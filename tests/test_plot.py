@@ -177,7 +177,8 @@ def test_residuals_are_y_minus_p(ax, troll2_model):
     m, X, y = troll2_model()
     P.residuals(m, ax=ax)
     _labelled(ax)
-    lines = [ln for ln in ax.get_lines() if len(ln.get_xdata()) == 3]
+    # epoch 1 is ep_1_residual: y − p before tree 1, p = base_score = 4/6
+    lines = [ln for ln in ax.get_lines() if list(ln.get_xdata()) == [1, 2]]
     first = sorted(np.round([ln.get_ydata()[0] for ln in lines], 9))
     np.testing.assert_allclose(first, sorted(y.to_numpy(float) - 4 / 6), atol=1e-7)
 
@@ -189,8 +190,10 @@ def test_residuals_of_many_rows_draw_bands(ax):
     m = tg.BoostingRegressor(n_estimators=4, max_depth=2).fit(X, y)
     P.residuals(m, ax=ax)
     median = next(ln for ln in ax.get_lines() if "median" in ln.get_label())
-    want = [np.median(y - m.model_.margins_after(X.astype(np.float32), k)) for k in range(5)]
+    # epoch k = 1..4: the residual tree k is fitted to, after k − 1 trees
+    want = [np.median(y - m.model_.margins_after(X.astype(np.float32), k)) for k in range(4)]
     np.testing.assert_allclose(median.get_ydata(), want, atol=1e-5)
+    assert list(median.get_xdata()) == [1, 2, 3, 4]
     assert len(ax.collections) == 1  # one 10–90 % band, not 300 lines
 
 
