@@ -15,7 +15,7 @@ import numpy as np
 
 from .routing import DEFAULT_RULE, rule_of
 
-__all__ = ["format_number", "format_threshold", "format_rule", "split_rule"]
+__all__ = ["format_number", "format_threshold", "exact_threshold", "format_rule", "split_rule"]
 
 # a threshold prints as a plain decimal inside this range of magnitudes, else in e-notation
 _PLAIN_MIN, _PLAIN_MAX = 1e-4, 1e9
@@ -40,6 +40,16 @@ def format_threshold(t, rule=DEFAULT_RULE):
     float32 0.50000006), float64 for the ``≤`` rules (LightGBM, scikit-learn), as the
     library writes it. This text is exactly the rule the tree applies."""
     x = np.float32(t) if rule_of(rule).op == "<" else np.float64(t)
+    if x == 0 or _PLAIN_MIN <= abs(x) < _PLAIN_MAX:
+        return np.format_float_positional(x, unique=True, trim="-")
+    return np.format_float_scientific(x, unique=True, trim="-")
+
+
+def exact_threshold(t, rule=DEFAULT_RULE):
+    """The threshold the tree stores, to every digit float64 tells apart: what a view shows
+    on hover beside ``format_threshold``'s reading (the float32 that reads ``0.066259995``
+    is 0.06625999510288239). For the ``≤`` rules the two are the same number."""
+    x = np.float64(np.float32(t)) if rule_of(rule).op == "<" else np.float64(t)
     if x == 0 or _PLAIN_MIN <= abs(x) < _PLAIN_MAX:
         return np.format_float_positional(x, unique=True, trim="-")
     return np.format_float_scientific(x, unique=True, trim="-")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.format import format_number, format_rule, split_rule
+from ..core.format import format_rule, format_threshold, split_rule
 from ..core.losses import sigmoid, softmax
 from ..utils import check_instance, check_is_fitted
 from . import attributions as _contributions
@@ -270,7 +270,8 @@ def prediction(model, x, precision=3, iteration_range=None, *, class_=None):
             f = int(tree.feature[a])
             val = v[f]
             ans = "yes" if b == int(tree.left[a]) else "no"
-            shown = "missing" if np.isnan(val) else format_number(val, 6)
+            # the value as the tree reads it: the one threshold formatter (17.06, not 17.059999)
+            shown = "missing" if np.isnan(val) else format_threshold(val, tree.rule)
             value_of = f"{tree.feature_name(f)} = {shown}"
             steps.append(f"{format_rule(value_of, tree.threshold[a], tree.rule)}? {ans}")
         lf = path[-1]
@@ -366,7 +367,8 @@ def _contribution_lines(model, v, p, class_=None):
         sign = "+" if phi >= 0 else "−"
         if name in names:
             x = v[names.index(name)]
-            name = f"{name} = {'missing' if np.isnan(x) else format_number(x, 6)}"
+            shown = "missing" if np.isnan(x) else format_threshold(x, model.trees_[0].rule)
+            name = f"{name} = {shown}"
         out.append(f"  {name}: {sign}{number(abs(phi), p)}")
     return out
 
