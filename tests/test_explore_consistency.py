@@ -107,7 +107,8 @@ def test_class_names_name_the_classes_everywhere_on_the_page():
 
 def _margins(d):
     """The running margins the page carries: (rows, rounds + 1, K)."""
-    raw = np.frombuffer(base64.b64decode(d["rows"]["margins"]), dtype="<f8")
+    p = d["rows"]["margins"]
+    raw = np.frombuffer(base64.b64decode(p["b64"]), dtype="<f4" if p["bytes"] == 4 else "<f8")
     return raw.reshape(d["rows"]["margin_rows"], d["rounds"] + 1, d["K"])
 
 
@@ -123,17 +124,22 @@ def test_the_page_carries_the_model_s_own_margins(algorithm):
         np.testing.assert_array_equal(m[:, t, 0], model.trace_.epochs()[f"ep_{t}_pre"])
 
 
-def test_margins_are_sent_for_as_many_rows_as_the_budget_allows(monkeypatch):
+def test_margins_are_sent_for_as_many_rows_as_the_budgets_allow(monkeypatch):
     rng = np.random.default_rng(6)
     X = rng.normal(size=(400, 2))
     model = tg.BoostingRegressor(n_estimators=3, max_depth=2).fit(X, X[:, 0])
     monkeypatch.setattr(explore_data, "MAX_MARGIN_VALUES", 4 * 100)
     d = explore_data.build(model, table_rows=50)
-    assert d["rows"]["margin_rows"] == 100  # 100 rows × 4 rounds, beyond the 50 listed
+    assert d["rows"]["margin_rows"] == 100  # 100 rows × 4 rounds
     assert any("first 100 of 400 rows" in s for s in d["limits"])
-    d = explore_data.build(model, table_rows=150)
-    assert d["rows"]["margin_rows"] == 150  # never fewer than the tables list
-    np.testing.assert_array_equal(_margins(d)[:, 3, 0], model.predict(X[:150]))
+    np.testing.assert_array_equal(_margins(d)[:, 3, 0], model.predict(X[:100]))
+    # rows given (not the training rows): margins_after walks 0 + 1 + 2 + 3 = 6 trees a row
+    monkeypatch.setattr(explore_data, "MARGIN_WORK", 6 * 30)
+    d = explore_data.build(model, X + 1.0, X[:, 0])
+    assert d["rows"]["margin_rows"] == 30
+    np.testing.assert_array_equal(
+        _margins(d)[:, 2, 0], model.predict(X[:30] + 1.0, iteration_range=(0, 2))
+    )
 
 
 # ------------------------------------------------------------------ every view, one model

@@ -39,8 +39,8 @@ __all__ = [
 ]
 
 MAX_X_VALUES = 300_000  # feature values sent for the rows, at most
-MAX_MARGIN_VALUES = 600_000  # running margins sent (rows × (rounds + 1) × K), at most
-MARGIN_WORK = 40_000_000  # rows × trees walked to add the running margins up, at most
+MAX_MARGIN_VALUES = 300_000  # running margins sent (rows × (rounds + 1) × K), at most
+MARGIN_WORK = 8_000_000  # rows × trees walked for the running margins of rows given, at most
 SMALL_TREE_NODES = 31  # candidate splits are sent for trees of at most this many nodes (depth 4)
 SPLIT_TABLE_COST = 2_000_000  # training rows × candidate tables, at most (each one rescans)
 
@@ -60,9 +60,13 @@ def _packed(ids, n_nodes):
 
 
 def _packed_floats(a):
-    """Floats as base64 of little-endian float64: every bit of the model's own numbers."""
-    raw = np.ascontiguousarray(a, dtype="<f8").tobytes()
-    return base64.b64encode(raw).decode("ascii")
+    """Floats as base64 of little-endian float32 when every one of them is a float32 (margins
+    summed in float32, as XGBoost's), else float64: every bit of the model's own numbers."""
+    a = np.asarray(a, dtype=np.float64)
+    narrow = np.array_equal(a.astype(np.float32).astype(np.float64), a, equal_nan=True)
+    dtype = "<f4" if narrow else "<f8"
+    raw = np.ascontiguousarray(a, dtype=dtype).tobytes()
+    return {"bytes": np.dtype(dtype).itemsize, "b64": base64.b64encode(raw).decode("ascii")}
 
 
 def _ints(a):
@@ -442,7 +446,7 @@ def _rows(model, given, leaves, table_rows, limits):
             f"Feature values are not included ({n} rows × {X32.shape[1]} features); "
             "paths are still shown, the charts in the nodes are not."
         )
-    rows.update(_running_margins(fitted, X32, rows["table_rows"], limits))
+    rows.update(_running_margins(fitted, X32, given.use_trace, limits))
     if given.use_trace:
         _add_gradients(fitted.trace, rows, fitted.n_rounds, fitted.n_outputs)
     if rows["table_rows"] < n:
@@ -454,17 +458,21 @@ def _rows(model, given, leaves, table_rows, limits):
     return rows
 
 
-def _running_margins(fitted, X32, table_rows, limits):
-    """Each row's margins after rounds 0..T, as the model adds them (``margins_after``, in
-    its own precision): packed (rows, T + 1, K). For as many rows as the budgets allow,
-    and always the rows the tables list."""
+def _running_margins(fitted, X32, training, limits):
+    """Each row's margins after rounds 0..T, packed (rows, T + 1, K), for as many rows as
+    the budgets allow: the training rows' from the trace (which sums them round by round,
+    as training did), any other rows' from ``Model.margins_after`` (which walks every tree
+    of the first t rounds for each t, hence ``MARGIN_WORK``). Both in the model's own
+    precision: the page adds nothing up itself."""
     T, K, n = fitted.n_rounds, fitted.n_outputs, len(X32)
-    per_row = (T + 1) * K
-    walks = max(1, len(fitted.trees) * (T + 1) // 2)  # trees margins_after walks in all
-    m = min(n, max(table_rows, min(MAX_MARGIN_VALUES // per_row, MARGIN_WORK // walks)))
+    m = min(n, MAX_MARGIN_VALUES // ((T + 1) * K))
+    if not training:
+        walks = max(1, len(fitted.trees) * (T + 1) // 2)  # trees margins_after walks in all
+        m = min(m, max(1, MARGIN_WORK // walks))
     out = np.empty((m, T + 1, K))
     for t in range(T + 1):
-        out[:, t, :] = np.asarray(fitted.margins_after(X32[:m], t)).reshape(m, K)
+        margin = fitted.trace.margin(t)[:m] if training else fitted.margins_after(X32[:m], t)
+        out[:, t, :] = np.asarray(margin).reshape(m, K)
     if m < n:
         limits.append(
             f"Running margins are included for the first {m} of {n} rows; for any other, "

@@ -138,8 +138,9 @@
       for (var j = 0; j < n; j++) out[j] = p.bytes === 2 ? view.getUint16(2 * j, true) : view.getUint32(4 * j, true);
       return out;
     });
-    var mb = bytesOf(data.rows.margins), mv = new DataView(mb.buffer), m = new Float64Array(mb.length / 8);
-    for (var j = 0; j < m.length; j++) m[j] = mv.getFloat64(8 * j, true);
+    var p = data.rows.margins, mb = bytesOf(p.b64), mv = new DataView(mb.buffer);
+    var m = new Float64Array(mb.length / p.bytes);
+    for (var j = 0; j < m.length; j++) m[j] = p.bytes === 4 ? mv.getFloat32(4 * j, true) : mv.getFloat64(8 * j, true);
     data.rows.margins = m;
     return data;
   }
@@ -979,12 +980,13 @@
     this.fitPanel();
   };
 
-  // A table wider than the panel widens it (the tree keeps MIN_TREE_PANE px), until
-  // another tab is shown; a panel the reader dragged keeps its width
+  // Seed 004's table wider than the panel widens it (the tree keeps MIN_TREE_PANE px),
+  // until another tab is shown; a panel the reader dragged keeps its width. (Other
+  // tables scroll: widening for them would shrink the tree at every click.)
   var MIN_TREE_PANE = 420;
   App.prototype.fitPanel = function () {
     if (this.dragWidth) return;
-    var table = this.panel.querySelector("table.grid"), before = this.main.style.gridTemplateColumns;
+    var table = this.panel.querySelector("#epochs-table"), before = this.main.style.gridTemplateColumns;
     var aside = this.main.lastElementChild;
     this.main.style.gridTemplateColumns = "";
     var base = aside.getBoundingClientRect().width;
@@ -1224,13 +1226,13 @@
     var ids = this.rowIds(), hasGH = !!d.rows.g && t > 0, clf = d.classifier, ind = clf && !!d.rows.y;
     var head = ["row", "y"].concat(ind ? [this.indicatorName()] : [], hasGH ? ["g", "h"] : [], t > 0 ? ["leaf"] : [], ["margin"], clf ? ["prob"] : []);
     var body = ids.map(function (r) {
-      var ms = self.margins(r)[t], pr = self.probs(ms);
+      var all = self.margins(r), ms = all ? all[t] : null, pr = ms ? self.probs(ms) : null;
       var cells = [d.rows.index[r], self.yText(r)];
       if (ind) cells.push(String(self.indicator(r)));
       if (hasGH) cells.push(N(d.rows.g[k][t - 1][r]), N(d.rows.h[k][t - 1][r]));
       if (t > 0) cells.push(String(d.rows.leaf[self.treeIndex()][r]));
-      cells.push(N(ms[k]));
-      if (clf) cells.push(N(pr[k]));
+      cells.push(ms ? N(ms[k]) : "—");  // beyond the rows whose margins the page carries
+      if (clf) cells.push(pr ? N(pr[k]) : "—");
       return cells;
     });
     var what = t === 0 ? "Round 0: every row at the base score." :
@@ -1249,21 +1251,24 @@
     var cols = [["y", function (r) { return self.yText(r); }]];
     if (ind) cols.push([this.indicatorName(), function (r) { return String(self.indicator(r)); }]);
     var a = "ep_" + (t === 0 ? 0 : t - 1) + "_";
-    var before = function (r) { return self.margins(r)[t === 0 ? 0 : t - 1]; };
-    cols.push([a + "pre", function (r) { return N(before(r)[k]); }]);
-    if (clf) cols.push([a + "prob", function (r) { return N(self.probs(before(r))[k]); }]);
+    // a margin of round u, its probability: "—" beyond the rows whose margins the page has
+    var pre = function (r, u) { var all = self.margins(r); return all ? N(all[u][k]) : "—"; };
+    var prob = function (r, u) { var all = self.margins(r); return all ? N(self.probs(all[u])[k]) : "—"; };
+    var u0 = t === 0 ? 0 : t - 1;
+    cols.push([a + "pre", function (r) { return pre(r, u0); }]);
+    if (clf) cols.push([a + "prob", function (r) { return prob(r, u0); }]);
     if (t === 0) return cols;
     var b = "ep_" + t + "_", tree = this.tree(), ti = this.treeIndex();
-    var after = function (r) { return self.margins(r)[t]; };
     cols.push([b + "residual", function (r) {
-      if (!d.rows.y) return "";
+      var all = self.margins(r);
+      if (!d.rows.y || !all) return d.rows.y ? "—" : "";
       var yv = clf ? self.indicator(r) : d.rows.y[r];
-      return N(yv - (clf ? self.probs(before(r))[k] : before(r)[k]));
+      return N(yv - (clf ? self.probs(all[u0])[k] : all[u0][k]));
     }]);
     cols.push([b + "leaf_index", function (r) { return String(d.rows.leaf[ti][r]); }]);
     cols.push([b + "leaf_output", function (r) { return N(tree.weight[d.rows.leaf[ti][r]]); }]);
-    cols.push([b + "pre", function (r) { return N(after(r)[k]); }]);
-    if (clf) cols.push([b + "prob", function (r) { return N(self.probs(after(r))[k]); }]);
+    cols.push([b + "pre", function (r) { return pre(r, t); }]);
+    if (clf) cols.push([b + "prob", function (r) { return prob(r, t); }]);
     return cols;
   };
 
