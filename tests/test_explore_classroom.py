@@ -259,6 +259,25 @@ def test_a_plus_grows_the_tree_s_text_and_nothing_wraps(pages, open_page, size):
     assert "margin₀ = logit(base_score)" in pg.text_content("#start")
 
 
+def test_in_a_notebook_s_frame_nothing_wraps_either(pages, browser):
+    """JupyterLab's output area at 1280 px is about 980 px wide: the frame's bars keep one
+    line there too, after three A+ presses (the toolbar wrapped "Open / all" before)."""
+    from teachgbt.show.explorer import page
+
+    paths, _ = pages
+    frame_html = page.iframe(open(paths[5], encoding="utf-8").read())
+    pg = browser.new_page(viewport={"width": 1280, "height": 720})
+    pg.set_content(f"<div style='margin-left:240px;width:980px'>{frame_html}</div>")
+    frame = pg.frames[1]
+    frame.wait_for_selector("body[data-ready='1']")
+    frame.click("#next")
+    for _ in range(3):
+        frame.click("#font-up")
+    for selector in ("header", "#toolbar", ".tabs"):
+        _one_line(frame, selector)
+    pg.close()
+
+
 # ------------------------------------------------------------------ 4. tables that fit
 @pytest.mark.parametrize("size", SIZES)
 def test_the_troll2_epochs_table_needs_no_sideways_scroll(open_page, tmp_path, size):
@@ -304,9 +323,10 @@ def test_walkthrough_html_needs_no_sideways_scroll_and_its_legends_are_readable(
 
 
 # ------------------------------------------------------------------ 6. save the tree
-def test_save_the_tree_as_svg_and_png(pages, open_page, tmp_path):
+@pytest.mark.parametrize("size", SIZES)
+def test_save_the_tree_as_svg_and_png(pages, open_page, tmp_path, size):
     paths, models = pages
-    pg = open_page(paths[3], SIZES[0])
+    pg = open_page(paths[3], size)
     pg.click("#next")
     for fmt in ("svg", "png"):
         pg.click("#more")
@@ -344,10 +364,11 @@ def test_an_imported_xgboost_model_explored_with_its_rows_knows_n(open_page, tmp
     assert pg.text_content("g.node[data-node='0'] text.l2").startswith("n 150")
 
 
-def test_a_leaf_names_w_star_and_what_it_adds(open_page, tmp_path):
+@pytest.mark.parametrize("size", SIZES)
+def test_a_leaf_names_w_star_and_what_it_adds(open_page, tmp_path, size):
     w = tg.walkthrough.troll2(compare=False)
     model = w.model
-    pg = open_page(tg.explore(w).save(tmp_path / "t.html"), SIZES[0])
+    pg = open_page(tg.explore(w).save(tmp_path / "t.html"), size)
     pg.click("#next")
     tree = model.trees_[0]
     ep = model.trace_.epochs()
@@ -371,6 +392,28 @@ def test_a_leaf_names_w_star_and_what_it_adds(open_page, tmp_path):
     pg.click("g.node[data-node='0'] > rect")
     names = pg.eval_on_selector_all("#node-stats th", "ts => ts.map(t => t.textContent)")
     assert "n (the gain's H)" in names and "Σp(1−p) (w*'s denominator)" in names
+
+
+def test_rows_past_the_margins_the_page_carries_say_so(open_page, tmp_path, monkeypatch):
+    from teachgbt.show.explorer import data as explore_data
+
+    rng = np.random.default_rng(12)
+    X = rng.normal(size=(60, 2))
+    model = tg.BoostingClassifier(n_estimators=3, max_depth=2).fit(X, X[:, 0] > 0)
+    monkeypatch.setattr(explore_data, "MAX_MARGIN_VALUES", 4 * 25)
+    pg = open_page(tg.explore(model).save(tmp_path / "m.html"), SIZES[0])
+    pg.click("#next")
+    pg.click("#tab-rows")
+    rows = pg.eval_on_selector_all(
+        "#rows-table tbody tr", "rs => rs.map(r => r.cells[r.cells.length - 1].textContent)"
+    )
+    p = model.predict_proba(X, iteration_range=(0, 1))[:, 1]
+    assert rows[:25] == [tg.draw.format_number(v, 4) for v in p[:25]]
+    assert set(rows[25:]) == {"—"}  # beyond the rows whose margins the page carries
+    pg.fill("#row-input", "40")
+    pg.press("#row-input", "Enter")
+    assert "running margins of the first 25 rows only" in pg.text_content("#panel")
+    assert pg.get_attribute("#row-path", "data-path")  # its path is still shown
 
 
 def test_the_page_s_margins_are_the_model_s_in_float32(open_page, tmp_path):

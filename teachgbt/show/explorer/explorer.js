@@ -440,7 +440,7 @@
   // the comparison
   App.prototype.ruleLines = function (tree, i) {
     var rule = tree.rule[i], px = this.px(TITLE_PX), max = this.px(RULE_MAX);
-    if (textWidth(rule, px, true) <= max) return [rule];
+    if (textWidth(rule, px, true) <= max || tree.thr_text[i] === null) return [rule];
     var name = this.d.features[tree.feature[i]], words = name.split(" "), lines = [], line = "";
     words.forEach(function (wd) {
       var next = line ? line + " " + wd : wd;
@@ -562,7 +562,8 @@
     var present = vals.filter(function (v) { return v !== null; });
     if (!present.length) return g;
     var lo = Math.min.apply(null, present), hi = Math.max.apply(null, present);
-    if (c.kind === "hist") { lo = Math.min(lo, c.thr); hi = Math.max(hi, c.thr); }
+    var cut = c.kind === "hist" && typeof c.thr === "number";  // no number: a set split
+    if (cut) { lo = Math.min(lo, c.thr); hi = Math.max(hi, c.thr); }
     if (c.kind === "yhist") { var yr = this.yRange(); lo = yr[0]; hi = yr[1]; }
     if (!(hi > lo)) { lo -= 0.5; hi += 0.5; }
     var clf = d.classifier && c.kind === "hist";
@@ -582,9 +583,7 @@
       });
     });
     g.appendChild(s("line", { x1: 0, x2: W, y1: H, y2: H, class: "chart-axis" }));
-    if (c.kind === "hist") {
-      g.appendChild(s("line", { x1: X(c.thr), x2: X(c.thr), y1: -2, y2: H + 2, class: "chart-thr" }));
-    }
+    if (cut) g.appendChild(s("line", { x1: X(c.thr), x2: X(c.thr), y1: -2, y2: H + 2, class: "chart-thr" }));
     if (pick !== null && pick !== undefined) {
       g.appendChild(s("path", { d: "M" + X(pick) + "," + (H + 1) + " l-" + 3.5 * f + "," + 5 * f + " l" + 7 * f + ",0 z", class: "pickmark" }));
     }
@@ -1125,7 +1124,7 @@
 
   App.prototype.histogram = function (vals, groups, node, pick, leaf, tree) {
     var d = this.d, W = 420, H = 150, L = 34, B = 22, nb = 24;
-    var threshold = node === null ? null : tree.threshold[node];
+    var threshold = node === null || typeof tree.threshold[node] !== "number" ? null : tree.threshold[node];
     var lo = Math.min.apply(null, vals.concat(threshold === null ? [] : [threshold]));
     var hi = Math.max.apply(null, vals.concat(threshold === null ? [] : [threshold]));
     if (!(hi > lo)) { lo -= 0.5; hi += 0.5; }
