@@ -193,10 +193,10 @@ def _leaf_ids(model, given):
     return [t.apply(given.X32) for t in model.model_.trees]
 
 
-def _model_notes(model, given, counted):
+def _model_notes(model, given, unknown_n):
     """What the page says about where its numbers come from."""
     notes = []
-    if counted:
+    if unknown_n:
         notes.append(
             f"The model file stores no row counts: n is counted from the {len(given.X32)} "
             "rows given."
