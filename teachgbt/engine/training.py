@@ -28,6 +28,7 @@ from .boosting import (
     boost_round,
 )
 from .callbacks import EarlyStopping, EvalSets, progress_bar
+from .categorical import check_codes
 from .gbdt import GBDTAlgorithm
 from .grow import GrowParams
 from .trace import Trace
@@ -64,6 +65,10 @@ class TrainParams:
     colsample_bytree: float = 1.0
     random_state: object = None
     early_stopping_rounds: int | None = None
+    # categorical features (pandas category columns) split into sets, as XGBoost's
+    enable_categorical: bool = False
+    max_cat_to_onehot: int = 4
+    max_cat_threshold: int = 64
 
     @classmethod
     def of(cls, params):
@@ -120,7 +125,23 @@ class TrainParams:
         esr = self.early_stopping_rounds
         if esr is not None and (not _whole(esr) or esr < 1):
             raise ValueError(f"early_stopping_rounds must be a whole number >= 1; got {esr!r}")
+        for name in ("max_cat_to_onehot", "max_cat_threshold"):
+            value = getattr(self, name)
+            if not _whole(value) or value < 1:
+                raise ValueError(f"{name} must be a whole number >= 1; got {value!r}")
         return self
+
+    def check_categorical(self, categories):
+        """Refuse, in one line, what cannot split categories into sets: only XGBoost's
+        algorithm on the hist trainer does (XGBoost's exact trainer refuses them too)."""
+        if not categories:
+            return
+        if self.tree_method != "hist" or self.algorithm != "xgboost":
+            raise ValueError(
+                "categorical features are split into sets by tree_method='hist' with "
+                f"algorithm='xgboost' only (got tree_method={self.tree_method!r}, "
+                f"algorithm={self.algorithm!r}); use those, or one-hot encode the categories"
+            )
 
     def grow_params(self):
         """The GrowParams trees are grown with: every None resolved to its default."""
@@ -136,6 +157,8 @@ class TrainParams:
             learning_rate=float(_default(self.learning_rate, 0.1 if gbdt else 0.3)),
             pruning=self.pruning or ("pre" if self.tree_method == "hist" else "post"),
             float32=not gbdt,
+            max_cat_to_onehot=int(self.max_cat_to_onehot),
+            max_cat_threshold=int(self.max_cat_threshold),
         )
 
 
@@ -162,7 +185,9 @@ def _algorithm(params, loss, is_classifier):
     return XGBoostAlgorithm(loss, params.grow_params())
 
 
-def _model(params, trees, base_score, loss, algorithm, n_features, feature_names, classes):
+def _model(
+    params, trees, base_score, loss, algorithm, n_features, feature_names, classes, categories
+):
     return Model(
         trees,
         base_score,
@@ -173,6 +198,7 @@ def _model(params, trees, base_score, loss, algorithm, n_features, feature_names
         params=algorithm.params,
         algorithm=params.algorithm,
         margin_dtype=algorithm.dtype,
+        categories=categories,
     )
 
 
@@ -188,6 +214,7 @@ def train(
     callbacks=(),
     verbose=None,
     keep_trace=True,
+    categories=None,
 ):
     """Grow ``params.n_estimators`` rounds of trees on X32, y; return the fitted ``Model``.
 
@@ -199,8 +226,11 @@ def train(
     ``hook(t, model)`` called after every round t with the model trained so far; training
     stops after a round where one returns True. ``verbose``: the progress bar (None: on
     a terminal). ``keep_trace``: attach a ``Trace`` (it keeps X32 and the prepared data).
+    ``categories``: ``{feature: its categories}`` for the categorical features, whose
+    columns of X32 hold category codes (``engine.categorical``; hist only).
     """
     params = TrainParams.of(params)
+    params.check_categorical(categories)
     n, d = X32.shape
     loss = make_loss(params.objective, classes)
     algorithm = _algorithm(params, loss, classes is not None)
@@ -215,7 +245,7 @@ def train(
             base_score = min(max(base_score, _EDGE_PROBABILITY), 1 - _EDGE_PROBABILITY)
     else:
         base_score = loss.check_base_score(params.base_score)
-    model = _model(params, [], base_score, loss, algorithm, d, feature_names, classes)
+    model = _model(params, [], base_score, loss, algorithm, d, feature_names, classes, categories)
 
     # after every round: eval sets, early stopping, the caller's callbacks, progress
     eval_sets = EvalSets(evals, algorithm, model.base_margin)
@@ -232,7 +262,8 @@ def train(
     hooks = [h for h in (eval_sets, early_stopping, *callbacks, progress) if h is not None]
 
     tree_method = TREE_METHODS[params.tree_method]
-    data = tree_method.prepare(X32, params.max_bin)
+    check_codes(X32, sorted(categories or ()), feature_names)  # before any binning
+    data = tree_method.prepare(X32, params.max_bin, sorted(categories or ()))
     sampler = RoundSampler(params.subsample, params.colsample_bytree, params.random_state)
     samples = []  # per tree: dict(rows=..., features=...), for the trace
     K = algorithm.n_outputs
@@ -275,17 +306,20 @@ def model_from_trees(
     feature_names=None,
     best_iteration=None,
     origin,
+    categories=None,
 ):
     """A ``Model`` of trees grown elsewhere (a file, another library): the same loss,
     effective parameters and margin precision ``train`` would give them. ``base_score``
-    None starts the margin at 0."""
+    None starts the margin at 0; ``categories``: the categorical features' categories."""
     params = TrainParams.of(params)
     loss = make_loss(params.objective, classes)
     if base_score is None:  # the base score whose margin is 0
         base_score = 0.5 if loss.n_outputs == 1 and loss.is_classification else 0.0
     base_score = loss.check_base_score(base_score)
     algorithm = _algorithm(params, loss, classes is not None)
-    model = _model(params, trees, base_score, loss, algorithm, n_features, feature_names, classes)
+    model = _model(
+        params, trees, base_score, loss, algorithm, n_features, feature_names, classes, categories
+    )
     model.best_iteration = best_iteration
     model.origin = origin
     return model

@@ -6,11 +6,18 @@
                      bounded reads, the folder writer, Ctrl-C's record
     _kernels.py      numba or numpy: which compiled kernels run, and from what size
     _sklearn_base.py scikit-learn's estimator base classes, or stand-ins without it
+    _categories.py   pandas category columns as the codes set splits test, and back
 
 Nothing here imports any other part of teachgbt.
 """
 
 from . import _kernels as kernels
+from ._categories import (
+    UNSEEN_CODE,
+    categorical_columns,
+    encode_categories,
+    split_categories,
+)
 from ._files import (
     FolderWriter,
     OutputError,
@@ -37,6 +44,10 @@ from ._validation import (
 
 __all__ = [
     "kernels",
+    "UNSEEN_CODE",
+    "categorical_columns",
+    "encode_categories",
+    "split_categories",
     "FolderWriter",
     "OutputError",
     "check_distinct",

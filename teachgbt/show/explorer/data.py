@@ -25,9 +25,15 @@ import pandas as pd
 
 from ... import explain
 from ...core import routing
-from ...core.format import exact_threshold, format_number, format_threshold, split_rule
+from ...core.format import (
+    exact_threshold,
+    format_number,
+    format_set,
+    format_threshold,
+    split_rule,
+)
 from ...core.tree import as_float32_matrix
-from ...utils import check_is_fitted
+from ...utils import check_is_fitted, encode_categories
 
 __all__ = [
     "build",
@@ -117,6 +123,7 @@ def _feature_matrix(model, X):
         if missing:
             raise ValueError(f"X lacks the model's feature columns {missing}")
         X = X[list(names)]
+    X = encode_categories(X, model.model_.categories)  # category columns as the trees' codes
     # in the precision the model's trees compare (float64 for LightGBM, HistGradientBoosting)
     return as_float32_matrix(X, model.n_features_in_, dtype=routing.input_dtype(model.trees_))
 
@@ -265,17 +272,23 @@ def _tree_dict(model, i, tree, prox, reported, counts=None):
         "depth": _ints(tree.depth),
         "feature": _ints(tree.feature),
         # one text per rule on every screen (box, panel, path, diagram, explain): the
-        # shortest decimal that reads back as the tree's threshold; the stored value on hover
+        # shortest decimal that reads back as the tree's threshold, a set shortened; on
+        # hover the whole set, or the threshold as stored
         "rule": [None if leaf[j] else split_rule(tree, j) for j in nodes],
+        "exact_rule": [None if leaf[j] else split_rule(tree, j, full=True) for j in nodes],
         "thr_text": [
-            None if leaf[j] else format_threshold(tree.threshold[j], tree.rule) for j in nodes
-        ],  # fmt: skip
+            None if leaf[j] or j in tree.sets else format_threshold(tree.threshold[j], tree.rule)
+            for j in nodes
+        ],
         "exact": [
-            None if leaf[j] else exact_threshold(tree.threshold[j], tree.rule) for j in nodes
-        ],  # fmt: skip
+            None if leaf[j] or j in tree.sets else exact_threshold(tree.threshold[j], tree.rule)
+            for j in nodes
+        ],
         "threshold": _floats(np.where(leaf, np.nan, tree.threshold), 17),
         "op": routing.rule_of(tree.rule).op,  # "<" (XGBoost) or "≤" (LightGBM, scikit-learn)
         "float32": routing.rule_of(tree.rule).op == "<",  # thresholds read in float32
+        # set splits: node -> the category codes that go left (x ∈ S)
+        "sets": {str(i): _ints(c) for i, c in tree.sets.items()},
         "default_left": [bool(v) for v in tree.default_left],
         "n": _ints(n),
         "G": _floats(tree.G),
@@ -337,10 +350,11 @@ def _split_table(trace, tree, node, split_rows):
         keep = pd.concat([keep, chosen.head(1)])
     rows = []
     for _, r in keep.iterrows():
+        cut = r.get("categories")  # a set candidate: its set in place of a threshold
         rows.append(
             [
                 str(r["feature"]),
-                format_threshold(r["threshold"], tree.rule),
+                format_set(cut) if cut is not None else format_threshold(r["threshold"], tree.rule),
                 bool(r["default_left"]),
                 *_floats([r["G_L"], r["H_L"], r["G_R"], r["H_R"], r["gain"]]),
                 bool(r["chosen"]),
@@ -382,6 +396,8 @@ def build(obj, X=None, y=None, *, title=None, class_names=None, table_rows=500,
         "K": K,
         "rounds": T,
         "features": fitted.names,
+        # the categorical features' categories: a row's code c shown as categories[c]
+        "categories": {str(j): [str(v) for v in names] for j, names in fitted.categories.items()},
         "params": _effective_params(model, fitted.trees),
         "assumed": assumed,
         # an import's loss_chg is the number its file stores

@@ -67,6 +67,17 @@
     return e.map(function (v) { return v / s; });
   }
 
+  // A row's value of feature fx as the rules read it (teachgbt.core.format.format_value):
+  // missing, the category a code names (a set split tests codes: categories[c] is code
+  // c's name), or the number as a threshold reads (f32: as a float32; default true).
+  function valueText(d, fx, v, f32) {
+    if (v === null) return "missing";
+    var names = d.categories && d.categories[fx];
+    if (!names) return formatValue(v, f32 !== false);
+    if (v === Math.floor(v) && v >= 0 && v < names.length) return names[v];
+    return v === -1 ? "unseen" : "unseen (" + formatNumber(v, 6) + ")";  // -1: a name never seen
+  }
+
   // Node ids from the root to `node`, root first.
   function pathTo(tree, node) {
     var out = [node];
@@ -115,8 +126,8 @@
              minX: minX, width: maxX - minX, height: rowTop[rowTop.length - 1] + rowH[rowH.length - 1] };
   }
 
-  var helpers = { formatNumber: formatNumber, formatValue: formatValue, tidyLayout: tidyLayout,
-                  pathTo: pathTo, sigmoid: sigmoid, softmax: softmax };
+  var helpers = { formatNumber: formatNumber, formatValue: formatValue, valueText: valueText,
+                  tidyLayout: tidyLayout, pathTo: pathTo, sigmoid: sigmoid, softmax: softmax };
   window.teachgbtExplorer = helpers;
 
   // ------------------------------------------------------------ loading
@@ -773,8 +784,7 @@
         " (the walkthrough's leaf_output)\nadds η·w* = " + formatNumber(tree.learning_rate, 6) + " × " +
         num(tree.weight[i], 6) + " = " + num(tree.value[i], 6) + " to a row's margin" + this.sharesText(tree, i);
     }
-    var stored = tree.float32 ? "the float32 " : "";
-    return "node " + i + ": " + tree.rule[i] + "\n(the threshold is " + stored + tree.exact[i] + " exactly)" +
+    return "node " + i + ": " + tree.rule[i] + "\n(" + this.exactText(tree, i) + ")" +
       "\nn = " + count(tree.n[i]) + ", gain = " + num(tree.gain[i], 6) +
       (twoH(d) ? "\nn is the gain's H; Σp(1−p) = " + num(tree.H[i], 6) + " is w*'s denominator" : "") +
       this.sharesText(tree, i);
@@ -1026,7 +1036,7 @@
     var leaf = isLeaf(tree, i);
     p.appendChild(h("h2", { id: "node-title", text: tree.label + ", " + (leaf ? "leaf " : "node ") + i }));
     if (!leaf) {
-      p.appendChild(h("p", { class: "rule", title: (tree.float32 ? "the float32 " : "") + tree.exact[i] + " exactly",
+      p.appendChild(h("p", { class: "rule", title: this.exactText(tree, i),
         text: "split: " + tree.rule[i] }));
     }
     p.appendChild(h("table", { class: "stats", id: "node-stats" }, [h("tbody", {}, this.nodeStats(tree, i).map(function (r) {
@@ -1078,8 +1088,15 @@
     return out;
   };
 
-  App.prototype.xText = function (v, tree) {
-    return v === null ? "missing" : formatValue(v, this.d.rows.x_float32 && (!tree || tree.float32));
+  // a row's value of feature fx, as the trees of `tree`'s library read it
+  App.prototype.xText = function (fx, v, tree) {
+    return valueText(this.d, fx, v, this.d.rows.x_float32 && (!tree || tree.float32));
+  };
+
+  // a split in full, on hover: its whole set, or its threshold as stored
+  App.prototype.exactText = function (tree, i) {
+    if (tree.exact[i] === null) return tree.exact_rule[i];
+    return (tree.float32 ? "the float32 " : "") + tree.exact[i] + " exactly";
   };
 
   // The data in a node: the split feature's values over the rows that reached it, coloured
@@ -1160,7 +1177,7 @@
       svg.appendChild(s("path", { d: "M" + X(pick) + "," + (H - B + 2) + " l-7,12 l14,0 z", class: "pickmark" }));
       var left = X(pick) > W / 2;
       svg.appendChild(s("text", { x: X(pick) + (left ? -9 : 9), y: H + 18, class: "axis pickvalue", "text-anchor": left ? "end" : "start",
-        text: "row " + d.rows.index[this.row] + ": " + (leaf ? formatNumber(pick, 4) : this.xText(pick, tree)) }));
+        text: "row " + d.rows.index[this.row] + ": " + (leaf ? formatNumber(pick, 4) : this.xText(tree.feature[node], pick, tree)) }));
     }
     if (d.classifier && d.rows.y) {  // the legend: one colour per class
       d.classes.forEach(function (c, k) {
@@ -1314,8 +1331,8 @@
       for (var j = 0; j + 1 < path.length; j++) {
         var a = path[j], yes = path[j + 1] === tree.left[a], fx = tree.feature[a];
         var v = d.rows.X ? d.rows.X[fx][r] : undefined;
-        var shown = v === undefined ? "" : " (" + d.features[fx] + " = " + this.xText(v, tree) + ")";
-        steps.push(h("li", { title: "the threshold is " + (tree.float32 ? "the float32 " : "") + tree.exact[a] + " exactly", text: tree.rule[a] + "?  " + (yes ? "yes" : "no") + shown }));
+        var shown = v === undefined ? "" : " (" + d.features[fx] + " = " + this.xText(fx, v, tree) + ")";
+        steps.push(h("li", { title: this.exactText(tree, a), text: tree.rule[a] + "?  " + (yes ? "yes" : "no") + shown }));
       }
       var lf = path[path.length - 1];
       steps.push(h("li", { id: "row-leaf", text: "leaf " + lf + ": w* = " + N(tree.weight[lf]) + " (leaf_output); it adds η·w* = " +
