@@ -40,11 +40,11 @@ def cancer():
 
 @pytest.fixture(scope="module")
 def pages(cancer, tmp_path_factory):
-    """The explorer of breast-cancer models of depth 3 and 5, saved once."""
+    """The explorer of breast-cancer models of depth 3, 4 and 5, saved once."""
     X, y = cancer
     out, models = {}, {}
     folder = tmp_path_factory.mktemp("cancer")
-    for depth in (3, 5):
+    for depth in (3, 4, 5):
         clf = tg.BoostingClassifier(n_estimators=20, max_depth=depth).fit(X, y)
         ex = tg.explore(clf, X, y, class_names=["malignant", "benign"])
         out[depth] = ex.save(folder / f"d{depth}.html")
@@ -146,14 +146,14 @@ def test_trees_of_depth_up_to_4_open_whole_and_readable(pages, open_page, size):
     paths, models = pages
     for depth, page in paths.items():
         pg = open_page(page, size)
-        for t in range(1, 4):
+        for t in range(1, 21 if depth == 4 else 4):  # every tree of the depth-4 model
             pg.click("#next")
             tree = models[depth].trees_[t - 1]
             if tree.max_depth > 4:
                 continue
             assert pg.locator("g.node").count() == tree.n_nodes  # nothing folded away
             assert pg.input_value("#depth-select") == "all"
-            assert pg.evaluate(_SMALLEST) >= READABLE_PX
+            assert pg.evaluate(_SMALLEST) >= READABLE_PX, f"depth-{depth} model, tree {t}"
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -241,12 +241,16 @@ def test_a_plus_grows_the_tree_s_text_and_nothing_wraps(pages, open_page, size):
     paths, _ = pages
     pg = open_page(paths[5], size)
     pg.click("#next")
-    label = "g.node[data-node='0'] text.l1"
-    before = pg.eval_on_selector(label, "t => t.getBoundingClientRect().height")
+    # the root's label on screen: its font size and its width (a box's height is hinted
+    # to whole pixels)
+    label = """() => { const t = document.querySelector("g.node[data-node='0'] text.l1");
+      return [parseFloat(t.getAttribute('font-size')) * t.getScreenCTM().a,
+              t.getBoundingClientRect().width]; }"""
+    before = pg.evaluate(label)
     pg.click("#font-up")
     pg.click("#font-up")
-    after = pg.eval_on_selector(label, "t => t.getBoundingClientRect().height")
-    assert after >= 1.25 * before
+    after = pg.evaluate(label)
+    assert after[0] >= 1.25 * before[0] and after[1] >= 1.25 * before[1]
     pg.click("#font-up")
     for selector in ("header", "#toolbar", ".tabs"):
         _one_line(pg, selector)

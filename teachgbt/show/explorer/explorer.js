@@ -207,10 +207,10 @@
   var TITLE_PX = 14, TEXT_PX = 13, EDGE_PX = 12;
   var READABLE_PX = 9;      // the smallest node text a tree opens with (at 1280 px and up)
   var AUTO_DEPTH = 4;       // a deeper tree opens folded below this depth, or a shallower one
-  var PAD = 7;              // inside a box
+  var PAD = 6;              // inside a box
   var CHART_W = 104, CHART_H = 30, SHARE_H = 11;  // a node's chart, a leaf's class shares
   var RULE_MAX = 124;       // a rule wider than this wraps (feature name / threshold)
-  var GAP_X = 14, GAP_Y = 40;
+  var GAP_X = 10, GAP_Y = 40;
   var HIST_BINS = 16;
   var OVERVIEW_NODES = 63;  // trees up to this size open with the data in their nodes
   var TRANSPOSE_ROWS = 8;   // the epoch table of this few rows has one column per row
