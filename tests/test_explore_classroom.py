@@ -457,3 +457,33 @@ def test_the_in_page_svg_is_a_picture_of_the_open_tree(pages, open_page):
     assert len(nodes) == models[3].trees_[0].n_nodes
     w, h = float(root.get("width")), float(root.get("height"))
     assert w > 100 and h > 100 and re.fullmatch(r"0 0 \d+ \d+", root.get("viewBox"))
+
+
+@pytest.mark.parametrize("objective", ["binary:logitraw", "binary:hinge"])
+def test_the_epochs_table_reads_the_objective_s_link_as_the_trace_does(
+    open_page, tmp_path, objective
+):
+    """σ of binary:logitraw's log-odds (its predict only omits σ); no probability at all for
+    binary:hinge, whose margin is a score: every column as trace_.epochs() has it."""
+    rng = np.random.default_rng(13)
+    X = rng.normal(size=(7, 2))  # few rows: the table has one column per row
+    y = np.array([0, 1, 1, 0, 1, 0, 1])
+    model = tg.BoostingClassifier(objective=objective, n_estimators=2, max_depth=1).fit(X, y)
+    pg = open_page(tg.explore(model).save(tmp_path / "o.html"), SIZES[0])
+    pg.click("#next")
+    pg.click("#next")
+    pg.click("#tab-epochs")
+    ep = model.trace_.epochs()
+    shown = pg.eval_on_selector_all(
+        "#epochs-table tbody tr",
+        "rs => rs.map(r => r.dataset.col).filter(c => c.startsWith('ep_'))",
+    )
+    assert shown == [
+        c for c in ep.columns if c.startswith(("ep_1_pre", "ep_1_prob")) or c.startswith("ep_2_")
+    ]
+    for col in shown:
+        cells = pg.eval_on_selector_all(
+            f"#epochs-table tbody tr[data-col='{col}'] td", "ts => ts.map(t => t.textContent)"
+        )
+        fmt = (lambda v: str(v)) if "index" in col else (lambda v: tg.draw.format_number(v, 4))
+        assert cells == [fmt(v) for v in ep[col]], col

@@ -390,6 +390,7 @@ def build(obj, X=None, y=None, *, title=None, class_names=None, table_rows=500,
         "version": 2,
         "title": title or extras.get("title") or _default_title(model, clf, K, T),
         "classifier": clf,
+        "prob_link": _prob_link(fitted),
         "algorithm": fitted.algorithm,
         "objective": getattr(fitted.loss, "name", ""),
         "classes": names,
@@ -412,6 +413,20 @@ def build(obj, X=None, y=None, *, title=None, class_names=None, table_rows=500,
         "trees": trees,
         "rows": rows,
     }
+
+
+# how the page turns a margin into a probability, as trace_.epochs() does: σ of the log-odds
+# (binary:logitraw's too: its predict only omits σ), σ(2·margin) for scikit-learn's
+# exponential loss; softmax for K classes; none where a margin means no probability
+_PROB_LINKS = {"logit": "sigmoid", "logitraw": "sigmoid", "half logit": "sigmoid2"}
+
+
+def _prob_link(fitted):
+    if not fitted.is_classifier:
+        return None
+    if fitted.n_outputs > 1:
+        return "softmax"
+    return _PROB_LINKS.get(fitted.loss.link)
 
 
 def _reported(model, assumed):

@@ -258,9 +258,14 @@
     return out;
   };
 
+  // the probabilities of margins ms, by the model's link (data.py: prob_link); null where
+  // a margin means no probability (a regressor, binary:hinge)
   App.prototype.probs = function (ms) {
-    if (!this.d.classifier) return null;
-    return this.d.K > 1 ? softmax(ms) : [sigmoid(ms[0])];
+    var link = this.d.prob_link;
+    if (link === "softmax") return softmax(ms);
+    if (link === "sigmoid") return [sigmoid(ms[0])];
+    if (link === "sigmoid2") return [sigmoid(2 * ms[0])];  // scikit-learn's exponential loss
+    return null;
   };
 
   App.prototype.setFont = function (f) {
@@ -1239,7 +1244,7 @@
 
   App.prototype.rowsPanel = function (p) {
     var self = this, d = this.d, t = this.round, k = this.cls, N = function (v) { return num(v, 4); };
-    var ids = this.rowIds(), hasGH = !!d.rows.g && t > 0, clf = d.classifier, ind = clf && !!d.rows.y;
+    var ids = this.rowIds(), hasGH = !!d.rows.g && t > 0, clf = !!d.prob_link, ind = d.classifier && !!d.rows.y;
     var head = ["row", "y"].concat(ind ? [this.indicatorName()] : [], hasGH ? ["g", "h"] : [], t > 0 ? ["leaf"] : [], ["margin"], clf ? ["prob"] : []);
     var body = ids.map(function (r) {
       var all = self.margins(r), ms = all ? all[t] : null, pr = ms ? self.probs(ms) : null;
@@ -1263,7 +1268,7 @@
   // the cells
   App.prototype.epochColumns = function () {
     var self = this, d = this.d, t = this.round, k = this.cls, N = function (v) { return num(v, 4); };
-    var clf = d.classifier, ind = clf && !!d.rows.y;
+    var clf = !!d.prob_link, ind = d.classifier && !!d.rows.y;
     var cols = [["y", function (r) { return self.yText(r); }]];
     if (ind) cols.push([this.indicatorName(), function (r) { return String(self.indicator(r)); }]);
     var a = "ep_" + (t === 0 ? 0 : t - 1) + "_";
@@ -1278,7 +1283,7 @@
     cols.push([b + "residual", function (r) {
       var all = self.margins(r);
       if (!d.rows.y || !all) return d.rows.y ? "—" : "";
-      var yv = clf ? self.indicator(r) : d.rows.y[r];
+      var yv = d.classifier ? self.indicator(r) : d.rows.y[r];  // as trace_.epochs()
       return N(yv - (clf ? self.probs(all[u0])[k] : all[u0][k]));
     }]);
     cols.push([b + "leaf_index", function (r) { return String(d.rows.leaf[ti][r]); }]);
@@ -1289,10 +1294,10 @@
   };
 
   App.prototype.epochsPanel = function (p) {
-    var self = this, d = this.d, t = this.round, ids = this.rowIds(), clf = d.classifier;
+    var self = this, d = this.d, t = this.round, ids = this.rowIds(), clf = !!d.prob_link;
     var cols = this.epochColumns();
     var what = t === 0 ? "Seed 004's table at epoch 0: the starting log(odds)" + (clf ? " and probability." : ".")
-      : "Seed 004's table, epoch " + t + " (" + this.tree().label + "): residual = " + (clf ? this.indicatorName() + " − prob" : "y − pre") +
+      : "Seed 004's table, epoch " + t + " (" + this.tree().label + "): residual = " + (clf ? this.indicatorName() + " − prob" : (d.classifier ? this.indicatorName() : "y") + " − pre") +
         " of epoch " + (t - 1) + "; leaf_output is w* (before the learning rate η); pre = previous pre + η·leaf_output.";
     p.appendChild(h("p", { class: "caption", text: what }));
     if (ids.length <= TRANSPOSE_ROWS) {  // one column per row of data: every column fits
@@ -1345,14 +1350,15 @@
       p.appendChild(h("p", { class: "hint", text: "The page has the running margins of the first " + d.rows.margin_rows + " rows only; in Python: model.model_.margins_after(X, t)." }));
       return;
     }
-    var head = ["round", "w*", "adds η·w*", "margin"].concat(d.classifier ? ["prob"] : []);
+    var hasProb = !!d.prob_link;
+    var head = ["round", "w*", "adds η·w*", "margin"].concat(hasProb ? ["prob"] : []);
     var body = all.map(function (ms, t) {
       var i = (t - 1) * d.K + k, tr = d.trees[i], lf = t ? d.rows.leaf[i][r] : null;
       var cells = [String(t), t ? N(tr.weight[lf]) : "", t ? N(tr.value[lf]) : "start", N(ms[k])];
-      if (d.classifier) cells.push(N(self.probs(ms)[k]));
+      if (hasProb) cells.push(N(self.probs(ms)[k]));
       return cells;
     });
-    p.appendChild(h("h3", { text: "Running margin" + (d.classifier ? " and probability" : "") + (d.K > 1 ? " of class " + d.classes[k] : "") + ": round t is after tree t" }));
+    p.appendChild(h("h3", { text: "Running margin" + (hasProb ? " and probability" : "") + (d.K > 1 ? " of class " + d.classes[k] : "") + ": round t is after tree t" }));
     var tbl = h("table", { class: "grid", id: "row-margins" }, [
       h("thead", {}, [h("tr", {}, head.map(function (c) { return h("th", { text: c }); }))]),
       h("tbody", {}, body.map(function (cells, t) {
