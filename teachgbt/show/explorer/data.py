@@ -407,7 +407,7 @@ def build(obj, X=None, y=None, *, title=None, class_names=None, table_rows=500,
         "base_margin": _floats(base_margin, 17),
         "has_trace": fitted.trace is not None,
         "trace_rows": given.use_trace,
-        "start": _start_text(model, clf, K, base_margin, extras.get("start"), names),
+        "start": _start_text(model, fitted.loss.link, K, base_margin, extras.get("start"), names),
         "notes": notes,
         "limits": limits,
         "trees": trees,
@@ -589,26 +589,27 @@ def _default_title(model, clf, K, T):
     return f"{type(model).__name__}: {kind}, {trees}"
 
 
-def _start_text(model, clf, K, base_margin, start, names):
-    """Round 0: where every margin starts, as lines of text (the page wraps them)."""
+def _start_text(model, link, K, base_margin, start, names):
+    """Round 0: where every margin starts, as lines of text (the page wraps them).
+    ``link``: the model's loss's link, which says how base_score became the margin."""
     f = format_number
-    base = np.atleast_1d(np.asarray(model.base_score_, dtype=float))
+    b = float(np.atleast_1d(np.asarray(model.base_score_, dtype=float))[0])
+    m = float(base_margin[0])
     lines = []
     if start is not None:  # the walkthrough's Step 1 table
         for _, r in start.iterrows():
             lines.append(f"{r['quantity']} = {f(r['value'], 6)}   ({r['formula']})")
     if K > 1:
         lines.append("Every row starts at the same K margins (log-odds of each class):")
-        lines.extend(f"  margin₀[{c}] = {f(m, 6)}" for c, m in zip(names, base_margin))
+        lines.extend(f"  margin₀[{c}] = {f(v, 6)}" for c, v in zip(names, base_margin))
         lines.append("p = softmax(margin₀)")
-    elif clf:
-        b = float(base[0])
-        lines.append(
-            f"margin₀ = logit(base_score) = log({f(b, 6)} / (1 − {f(b, 6)})) = "
-            f"{f(base_margin[0], 6)}"
-        )
+    elif link == "logit":
+        lines.append(f"margin₀ = logit(base_score) = log({f(b, 6)} / (1 − {f(b, 6)})) = {f(m, 6)}")
         lines.append(f"p₀ = σ(margin₀) = {f(b, 6)} for every row: the probability of class "
                      f"{names[1]}")  # fmt: skip
-    else:
-        lines.append(f"margin₀ = base_score = {f(base_margin[0], 6)} for every row")
+    elif m == b:
+        lines.append(f"margin₀ = base_score = {f(m, 6)} for every row")
+    else:  # a link between them (log for counts, half logit, ...)
+        lines.append(f"margin₀ = {f(m, 6)} for every row (base_score = {f(b, 6)}, through the "
+                     f"objective's link: {link})")  # fmt: skip
     return lines
