@@ -195,7 +195,7 @@ def legend_lines(tree, opts):
     if want & {"n", "G", "H"}:
         parts = []
         if "n" in want and (tree.n >= 0).any():
-            parts.append("n rows (the gain's H: h = 1 per row)" if two else "n rows")
+            parts.append("n = how many (the gain's H: h = 1 per row)" if two else "n = how many")
         if "G" in want:
             parts.append("G = −Σ residual" if gbdt else "G = Σg")
         if "H" in want:
@@ -205,7 +205,7 @@ def legend_lines(tree, opts):
                 parts.append("H = Σ weights")
             else:
                 parts.append("H = Σh (XGBoost's cover)")
-        out.append(", ".join(parts) + " of the rows reaching a node")
+        out.append("for the rows reaching a node: " + ", ".join(parts))
     splits = tree.feature >= 0
     if want & _SPLIT_ONLY and splits.any():
         parts = []
