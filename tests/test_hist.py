@@ -463,7 +463,7 @@ def test_subsample_and_colsample_are_used(kernel):
         tree_method="hist", n_estimators=4, subsample=0.5, colsample_bytree=0.5, random_state=0
     ).fit(X, y)
     for t, tree in enumerate(est.trees_, 1):
-        info = est.trace_._rounds[t - 1]
+        info = est.trace_._samples[t - 1]
         assert tree.n[0] == len(info["rows"])
         used = set(tree.feature[~tree.is_leaf].tolist())
         assert used <= set(info["features"].tolist())

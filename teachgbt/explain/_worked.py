@@ -121,7 +121,7 @@ def _tree_title(model, t, class_):
     tree number i counts every tree, as ``trees_[i − 1]``)."""
     if class_ is None:
         return f"Tree {t}"
-    i = model.model_.tree_index(t, class_) + 1
+    i = model.model_.tree_number(t, class_)
     return f"Tree {i} (round {t}, class {class_})"
 
 
