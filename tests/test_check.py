@@ -328,8 +328,8 @@ def test_contribution_worked_by_hand(ice_cream_tree):
             )
     with pytest.raises(ValueError, match="unknown feature 'rain'"):
         C.contribution(1.0, model, X.iloc[0], "rain")
-    with pytest.raises(ValueError, match="round from 1 to 1"):
-        C.contribution(1.0, model, X.iloc[0], "sunny", tree=2)
+    with pytest.raises(ValueError, match="round t must be a whole number from 1 to 1"):
+        C.contribution(1.0, model, X.iloc[0], "sunny", t=2)
 
 
 def test_recovered_from_a_stored_model():

@@ -10,8 +10,10 @@ contributions, the command line, the explorer — asks it rather than re-derivin
     model.margins(X, iteration_range)   base margin + Σ η·f_t(x) over rounds start … end−1
     model.margins_after(X, t)           the margins after t rounds (t = 0: the base margin)
     model.running_margins(X)            the margins after each round in turn, in the
-                                        model's precision (what the trace and every view
-                                        that follows a row round by round shows)
+                                        model's precision (what every view that follows a
+                                        row round by round shows)
+    model.next_margins(X, t, margins)   round t's trees added to the margins before it
+                                        (the trace and the eval sets keep theirs)
     model.predict(X, iteration_range)   the link applied: probabilities, or the margin
     model.tree(t, class_)               the tree of round t (1-based) and class k (0-based)
     model.tree_number(t, class_)        its tree number (1-based, counting every tree), and
@@ -338,21 +340,14 @@ class Model:
             return np.full(n, base, dtype=self.margin_dtype)
         return np.tile(base, (n, 1))
 
-    def running_margins(self, X, start=0, end=None, margins=None):
-        """``(t, margins after round t)`` for t = start, start + 1, … end (default: the last
-        round): each round's trees added to the margins before it, in the model's precision
-        (``margin_dtype``) and order, so that every view that follows rows round by round
-        shows these very numbers. ``margins``: those after round ``start``, when the caller
-        kept them (default: summed here). Arrays (n,), or (n, K) with K ≥ 3 classes."""
-        end = self.n_rounds if end is None else end
-        if not 0 <= start <= end <= self.n_rounds:
-            raise ValueError(
-                f"rounds start={start!r} to end={end!r}: this model has {self.n_rounds} "
-                f"rounds; use 0 <= start <= end <= {self.n_rounds}"
-            )
-        if margins is None:
-            trees = self.trees[: self._first(start + 1)]
-            margins = add_rounds(trees, X, self.start_margins(len(X)))
+    def running_margins(self, X, iteration_range=None):
+        """``(t, margins after round t)`` for the rounds of ``iteration_range`` (as
+        ``margins``'s): first ``(start, the base margin)``, then each round's trees added in
+        turn, in the model's precision (``margin_dtype``) and order, so that every view that
+        follows a row round by round shows these very numbers; the last are ``margins``'s.
+        Arrays (n,), or (n, K) with K ≥ 3 classes."""
+        start, end = self.rounds(iteration_range)
+        margins = self.start_margins(len(X))
         yield start, margins
         for t in range(start + 1, end + 1):
             margins = self.next_margins(X, t, margins)

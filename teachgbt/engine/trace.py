@@ -4,7 +4,7 @@ What is cheap is kept from training (the trees with their per-node G, H, w*,
 gains; each round's row and feature sample); everything per instance — the
 margins, g, h, leaf assignments, candidate splits — is recomputed from the
 trees when asked, so a trace of a million-row fit stays small. The
-margins come from the model (``Model.running_margins``: the one place margins
+margins come from the model (``Model.next_margins``: the one place margins
 are added, in the trainer's precision and order), g and h from the training
 algorithm, so the numbers are the ones the trainer saw.
 
@@ -126,7 +126,7 @@ class Trace:
 
     def margin(self, t):
         """Margins after round t (t = 0: the base margin), in training precision: (n,), or
-        (n, K) with K ≥ 3 classes; the model's own (``Model.running_margins``)."""
+        (n, K) with K ≥ 3 classes; the model's own (``Model.next_margins``)."""
         ok = isinstance(t, (int, np.integer)) and not isinstance(t, bool)
         if not ok or not 0 <= t <= self.n_rounds:
             raise ValueError(f"t must be a round from 0 to {self.n_rounds}; got {t!r}")
@@ -136,9 +136,9 @@ class Trace:
     def _margin(self, t):
         start = max(j for j in self._margins if j <= t)
         m = self._margins[start]
-        running = self._model.running_margins(self._X32, start, t, margins=m)
-        for j, m in running:
-            if j > start and self._cache_ok():
+        for j in range(start + 1, t + 1):
+            m = self._model.next_margins(self._X32, j, m)
+            if self._cache_ok():
                 self._margins[j] = m
         return m
 

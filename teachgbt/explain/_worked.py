@@ -227,85 +227,116 @@ def prediction(model, x, precision=3, iteration_range=None, *, class_=None):
     """How the model predicts ``x``: the start margin from base_score, plus η·w of the leaf x
     reaches in each round's tree, then σ for a classifier. With K ≥ 3 classes, class
     ``class_``'s margin through its trees, then its softmax probability.
-    ``iteration_range``: the rounds followed, as ``decision_function``'s."""
+    ``iteration_range``: the rounds followed, as ``decision_function``'s.
+
+    ``values`` holds the numbers: ``rounds`` (each tree's round), ``leaf_values``, and
+    ``margins``, the margin after each of those rounds as the model sums it (its
+    precision and order), after ``base_margin``."""
     _check(model)
     fitted = model.model_
     p = precision
     v = check_instance(x, getattr(model, "feature_names_in_", None), model.n_features_in_)
     k = fitted.check_class(class_)
     trees = fitted.used_trees(iteration_range, class_)
-    start, _ = fitted.rounds(iteration_range)
-    margins = fitted.margins(v.reshape(1, -1), iteration_range)[0]
-    clf = fitted.is_classifier
-    softmax_class = fitted.n_outputs > 1
+    # this row's margins (every class's) after each round, as the model adds them
+    running = fitted.running_margins(v.reshape(1, -1), iteration_range)
+    running = [np.asarray(m, dtype=np.float64)[0] for _, m in running]
+    margins = running[-1]  # the prediction's: a number, or K of them
     m0 = fitted.class_base_margin(class_)
     base = float(np.asarray(model.base_score_, dtype=float).reshape(-1)[k])
-    lines, routes, notes = [], [], []
-    if clf and not softmax_class:
-        lines.append(
-            line(
-                "margin₀",
-                f"logit(base_score) = log({number(base, p)} / (1 − {number(base, p)})) = "
-                f"{number(m0, p)}",
-                r"\text{margin}_0",
-                rf"\operatorname{{logit}}({number(base, p)}) = \log\frac{{{number(base, p)}}}"
-                rf"{{1 - {number(base, p)}}} = {number(m0, p)}",
-            )
-        )
-    else:
-        which = f"[{k}]" if softmax_class else ""
-        lines.append(
-            line(
-                "margin₀",
-                f"base_score{which} = {number(m0, p)}",
-                r"\text{margin}_0",
-                rf"\text{{base}}\_\text{{score}}{which} = {number(m0, p)}",
-            )
-        )
-    adds = []
+    lines = [_start_line(fitted, base, m0, k, p)]
+    routes, adds = [], []
     for tree in trees:
-        path = tree.path(v)
-        steps = []
-        for a, b in zip(path[:-1], path[1:]):
-            f = int(tree.feature[a])
-            val = v[f]
-            ans = "yes" if b == int(tree.left[a]) else "no"
-            shown = "missing" if np.isnan(val) else format_number(val, 6)
-            value_of = f"{tree.feature_name(f)} = {shown}"
-            steps.append(f"{format_rule(value_of, tree.threshold[a], tree.rule)}? {ans}")
-        lf = path[-1]
-        w, val = float(tree.weight[lf]), float(tree.value[lf])
-        adds.append(val)
-        route = "; ".join(steps) if steps else "(a single leaf)"
-        routes.append(
-            f"round {tree.round}: {route} → leaf {lf}: η·w* = {number(tree.learning_rate, 6)} × "
-            f"{bracketed(w, p)} = {number(val, p)}"
+        route, value = _route(tree, v, p)
+        routes.append(route)
+        adds.append(value)
+    margin = float(np.ravel(margins)[k])
+    lines += _sum_lines(m0, adds, margin, p)
+    prob_lines, value, notes = _probability(model, margins, margin, k, p)
+    lines += prob_lines
+    if iteration_range is None:
+        notes.extend(_contribution_lines(model, v, p, class_))
+    values = {"base_score": base, "base_margin": m0, "leaf_values": adds, "margin": margin}
+    values["rounds"] = [int(tree.round) for tree in trees]
+    values["margins"] = [float(np.ravel(m)[k]) for m in running[1:]]
+    if fitted.is_classifier:
+        values["proba"] = value
+    title = f"Prediction of {len(trees)} tree{'s' * (len(trees) != 1)} for one instance"
+    if fitted.n_outputs > 1:
+        title += f", class {_class_label(model, k)}"
+    return Explanation(title, lines, value, notes, values, intro=routes)
+
+
+def _start_line(fitted, base, m0, k, p):
+    """margin₀: the logit of base_score (two classes), or base_score itself."""
+    if fitted.is_classifier and fitted.n_outputs == 1:
+        return line(
+            "margin₀",
+            f"logit(base_score) = log({number(base, p)} / (1 − {number(base, p)})) = "
+            f"{number(m0, p)}",
+            r"\text{margin}_0",
+            rf"\operatorname{{logit}}({number(base, p)}) = \log\frac{{{number(base, p)}}}"
+            rf"{{1 - {number(base, p)}}} = {number(m0, p)}",
         )
-    margin = float(margins if np.ndim(margins) == 0 else margins[k])
-    terms = " + ".join(bracketed(a, p) for a in adds)
+    which = f"[{k}]" if fitted.n_outputs > 1 else ""
+    return line(
+        "margin₀",
+        f"base_score{which} = {number(m0, p)}",
+        r"\text{margin}_0",
+        rf"\text{{base}}\_\text{{score}}{which} = {number(m0, p)}",
+    )
+
+
+def _route(tree, v, p):
+    """The rules the row follows through ``tree`` to its leaf, as one line, and the value
+    η·w* the leaf adds."""
+    path = tree.path(v)
+    steps = []
+    for a, b in zip(path[:-1], path[1:]):
+        f = int(tree.feature[a])
+        ans = "yes" if b == int(tree.left[a]) else "no"
+        shown = "missing" if np.isnan(v[f]) else format_number(v[f], 6)
+        rule = format_rule(f"{tree.feature_name(f)} = {shown}", tree.threshold[a], tree.rule)
+        steps.append(f"{rule}? {ans}")
+    lf = path[-1]
+    w, value = float(tree.weight[lf]), float(tree.value[lf])
+    route = "; ".join(steps) if steps else "(a single leaf)"
+    text = (
+        f"round {tree.round}: {route} → leaf {lf}: η·w* = {number(tree.learning_rate, 6)} × "
+        f"{bracketed(w, p)} = {number(value, p)}"
+    )
+    return text, value
+
+
+def _sum_lines(m0, adds, margin, p):
+    """margin = margin₀ + Σ_t η·w*_t, the numbers put in, and the margin."""
+    lines = []
     if adds:
+        terms = " + ".join(bracketed(a, p) for a in adds)
         lines.append(
             line(
                 "margin",
                 "margin₀ + Σ_t η·w*_t",
                 r"\text{margin}",
                 r"\text{margin}_0 + \sum_t \eta\, w^*_t",
-            )
+            )  # fmt: skip
         )
         lines.append(line("", f"{bracketed(m0, p)} + {terms}", "", f"{bracketed(m0, p)} + {terms}"))
+    lhs = "" if adds else "margin"
     lines.append(
-        line(
-            "margin" if not adds else "",
-            number(margin, p),
-            r"\text{margin}" if not adds else "",
-            number(margin, p),
-        )
+        line(lhs, number(margin, p), r"\text{margin}" if not adds else "", number(margin, p))
     )
-    value = margin
-    if softmax_class:
+    return lines
+
+
+def _probability(model, margins, margin, k, p):
+    """The link's lines (softmax of every class's margin, or σ), the prediction and its
+    note; a regressor's prediction is its margin."""
+    fitted = model.model_
+    if fitted.n_outputs > 1:
         prob = float(softmax(np.asarray(margins).reshape(1, -1))[0, k])
         others = " + ".join(f"e^{bracketed(m, p)}" for m in margins)
-        lines.append(
+        lines = [
             line(
                 "p",
                 f"e^margin / Σ_j e^margin_j = e^{bracketed(margin, p)} / ({others}) = "
@@ -313,15 +344,15 @@ def prediction(model, x, precision=3, iteration_range=None, *, class_=None):
                 "p",
                 rf"\frac{{e^{{{bracketed(margin, p)}}}}}{{{others}}} = {number(prob, p)}",
             )
-        )
-        value = prob
-        notes.append(
+        ]
+        note = (
             f"p is the probability of class {_class_label(model, k)}: the softmax of every "
             "class's margin; its margin follows its own trees"
         )
-    elif clf:
+        return lines, prob, [note]
+    if fitted.is_classifier:
         prob = sigmoid(margin)
-        lines.append(
+        lines = [
             line(
                 "p",
                 f"σ(margin) = 1 / (1 + e^−{bracketed(margin, p)}) = {number(prob, p)}",
@@ -329,22 +360,13 @@ def prediction(model, x, precision=3, iteration_range=None, *, class_=None):
                 rf"\sigma(\text{{margin}}) = \frac{{1}}{{1 + e^{{-{bracketed(margin, p)}}}}}"
                 rf" = {number(prob, p)}",
             )
-        )
-        value = prob
-        notes.append(
+        ]
+        note = (
             f"p is the probability of the positive class, {model.classes_[1]}; "
             "the margin is log-odds"
         )
-    if iteration_range is None:
-        notes.extend(_contribution_lines(model, v, p, class_))
-    values = {"base_score": base, "base_margin": m0, "leaf_values": adds, "margin": margin}
-    values["rounds"] = [start + 1 + i for i in range(len(trees))]
-    if clf:
-        values["proba"] = value
-    title = f"Prediction of {len(trees)} tree{'s' * (len(trees) != 1)} for one instance"
-    if softmax_class:
-        title += f", class {_class_label(model, k)}"
-    return Explanation(title, lines, value, notes, values, intro=routes)
+        return lines, prob, [note]
+    return [], margin, []
 
 
 # the feature contributions that ``prediction`` lists before folding the rest together

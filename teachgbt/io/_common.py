@@ -11,6 +11,7 @@ tree's class and ``base_score`` holds the K starting margins.
 
 from __future__ import annotations
 
+import importlib
 import warnings
 from dataclasses import dataclass, field
 
@@ -23,6 +24,7 @@ __all__ = [
     "Imported",
     "ImportAssumptionWarning",
     "build",
+    "library_margin",
     "make_tree",
     "multiclass_order",
     "unknown_count",
@@ -168,6 +170,27 @@ def build(imp):
     )
     model.import_notes_ = list(imp.notes)
     return model
+
+
+def library_margin(library, module, read, margin):
+    """The library's own margins for a model file teachgbt has read, to check the import
+    against: ``margin(read(lib))`` with ``lib`` the library's module (``module``), or None
+    when it is not installed. When the library cannot read the file, a warning says why
+    and None is returned: teachgbt read the file; the check against the library is extra."""
+    try:
+        lib = importlib.import_module(module)
+    except ImportError:
+        return None
+    try:
+        booster = read(lib)
+    except Exception as e:
+        warnings.warn(
+            f"{library} could not read this model file to check the import ({e})",
+            ImportAssumptionWarning,
+            stacklevel=5,
+        )
+        return None
+    return margin(booster)
 
 
 def warn_assumed(library, assumed, depends, how):

@@ -85,22 +85,24 @@ def _left_lines(lines):
     return f'"{body}"'
 
 
-def model_to_dot(trees, rounds, round0_text, opts, paths=None, titles=None):
-    """DOT text of a model: a round-0 box, then each chosen round's tree in its own cluster."""
+def model_to_dot(trees, numbers, round0_text, opts, paths=None, titles=None):
+    """DOT text of a model: a round-0 box, then each chosen tree in its own cluster;
+    ``numbers``: the trees' numbers (1-based, counting every tree), which key ``paths``
+    and ``titles``."""
     paths = paths or {}
     lines = _header("Model")
     lines.append(f'round0 [label={quote(round0_text)}, fillcolor="#eeeeee"] ;')
-    for k, tree in zip(rounds, trees):
-        lines.append(f"subgraph cluster_{k} {{")
-        title = titles[k] if titles else f"round {k}"
+    for i, tree in zip(numbers, trees):
+        lines.append(f"subgraph cluster_{i} {{")
+        title = titles[i] if titles else f"tree {i}"
         lines.append(f'label={quote(title)} ; labelloc="t" ; style="rounded" ; color="#999999" ;')
-        lines.extend(_tree_body(tree, opts, f"t{k}_", paths.get(k)))
+        lines.extend(_tree_body(tree, opts, f"t{i}_", paths.get(i)))
         lines.append("}")
-    # invisible edges from the deepest node above stack the rounds top to bottom
+    # invisible edges from the deepest node above stack the trees top to bottom
     prev = "round0"
-    for k, tree in zip(rounds, trees):
-        lines.append(f"{prev} -> t{k}_0 [style=invis] ;")
-        prev = f"t{k}_{int(tree.depth.argmax())}"
+    for i, tree in zip(numbers, trees):
+        lines.append(f"{prev} -> t{i}_0 [style=invis] ;")
+        prev = f"t{i}_{int(tree.depth.argmax())}"
     legend = legend_lines(trees[0], opts) if (opts.legend and trees) else []
     if legend:
         lines.append(f"label={_left_lines(legend)} ;")

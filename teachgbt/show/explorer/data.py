@@ -29,7 +29,6 @@ from ...core.format import (
     format_threshold,
     split_rule,
 )
-from ...core.tree import as_float32_matrix
 from ...utils import check_is_fitted
 
 __all__ = ["build", "MAX_X_VALUES", "SMALL_TREE_NODES", "SPLIT_TABLE_COST"]
@@ -101,8 +100,9 @@ def _feature_matrix(model, X):
         if missing:
             raise ValueError(f"X lacks the model's feature columns {missing}")
         X = X[list(names)]
-    # in the precision the model's trees compare (float64 for LightGBM, HistGradientBoosting)
-    return as_float32_matrix(X, model.n_features_in_, dtype=routing.input_dtype(model.trees_))
+    # validated as the model validates X, in the precision its trees compare (float64 for
+    # LightGBM, HistGradientBoosting)
+    return model.model_.check_X(X, owner=type(model).__name__)[0]
 
 
 def _same_data(a, b):
