@@ -15,7 +15,6 @@ MAX_ROOT_MODULES = 10
 # the test fails when one of them is split and still listed, or a new one appears
 KNOWN_LONG_FUNCTIONS = {
     "teachgbt.show.explorer.data.build",
-    "teachgbt.explain._worked.prediction",
     "teachgbt.io._lightgbm._tree",
     "teachgbt.cli.build_parser",
     "teachgbt.utils._validation.check_X",
