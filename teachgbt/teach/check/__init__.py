@@ -392,7 +392,9 @@ def contribution(
         known = [tuple(S) for r in range(len(used) + 1) for S in combinations(used, r)]
         vs = {S: C.expected_value_given(tree, v, set(S)) for S in known}
         lines = [("φ", "Σ_S |S|!(M−|S|−1)!/M! · [v(S ∪ {j}) − v(S)], M = " + str(len(used)))]
-        if len(used) <= 3:  # small enough to write every set out
+        if j not in used:  # knowing it changes no v(S)
+            lines += [("", f"the tree never splits on {feature}: every v(S ∪ {{j}}) = v(S)")]
+        elif len(used) <= 3:  # small enough to write every set out
 
             def name(S):
                 return "v(" + ("{" + ", ".join(names[i] for i in S) + "}" if S else "∅") + ")"
