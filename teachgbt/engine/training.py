@@ -266,38 +266,19 @@ class LocalRows:
         )
 
 
-def train(
-    params,
-    X32,
-    y,
-    sample_weight=None,
-    *,
-    classes=None,
-    feature_names=None,
-    evals=(),
-    callbacks=(),
-    verbose=None,
-    keep_trace=True,
-):
+def train(params, X32, y, sample_weight=None, **options):
     """Grow ``params.n_estimators`` rounds of trees on X32, y; return the fitted ``Model``.
 
     ``params``: ``TrainParams`` or a dict of XGBoost names. ``X32``: (n, d) float32
     features (NaN = missing). ``y``: (n,) float64 target; for a classifier the class
     indices 0 … K−1 of ``classes`` (its labels, sorted; None trains a regressor).
-    ``sample_weight``: (n,) or None. The rest: see ``boost``.
+    ``sample_weight``: (n,) or None. ``options``: ``boost``'s (``classes``,
+    ``feature_names``, ``evals`` as (X32, y) pairs, ``callbacks``, ``verbose``,
+    ``keep_trace``).
     """
     params = TrainParams.of(params)
     rows = LocalRows(X32, y, sample_weight, params.tree_method, params.max_bin)
-    return boost(
-        params,
-        rows,
-        classes=classes,
-        feature_names=feature_names,
-        evals=evals,
-        callbacks=callbacks,
-        verbose=verbose,
-        keep_trace=keep_trace,
-    )
+    return boost(params, rows, **options)
 
 
 def boost(
