@@ -19,12 +19,12 @@ contributions, the command line, the explorer — asks it rather than re-derivin
     model.tree_number(t, class_)        its tree number (1-based, counting every tree), and
     model.round_and_class(i)            back: tree number i's round and class
     model.n_rounds, model.n_outputs     rounds, and trees per round (K, or 1)
+    model.is_classifier                 the margin is log-odds (or K softmax margins)
+    model.feature_name(j)               the name of feature j
 
 Names: ``t`` is a round (1-based), ``k`` or ``class_`` a class (0-based), ``i`` a tree
 number (1-based, counting every tree: XGBoost's order, round by round, one tree per class
 within a round, so tree i is ``trees[i − 1]``).
-    model.is_classifier                 the margin is log-odds (or K softmax margins)
-    model.feature_name(j)               the name of feature j
 
 ``engine.training.train`` returns one; ``BoostingClassifier.from_trees`` wraps one made
 from trees.
