@@ -82,6 +82,12 @@ _PARAMETERS = """
         K >= 3 classes) or a callable ``(y, margin) -> (g, h)``.
     max_bin, subsample, colsample_bytree, random_state, early_stopping_rounds,
     callbacks, verbose : as in XGBoost (sampling uses numpy's generator).
+    enable_categorical : split pandas ``category`` columns into sets of categories
+        (``colour ∈ {red, blue}``), as XGBoost does (tree_method="hist" only); False:
+        such columns are refused. max_cat_to_onehot : below this many categories a split
+        is one category against the rest (4); else the categories are sorted by w* and
+        the sorted order scanned, moving at most max_cat_threshold − 1 of them (64). A
+        category the model never saw goes with the categories outside the set.
 """
 
 
@@ -128,12 +134,18 @@ class _Boosting(_Base):
         """
         params = self._train_params()
         V.check_y_present(y, self)
+        # pandas category columns as their codes, and their categories (code c: names[c])
+        X, categories = V.split_categories(X, params.enable_categorical)
+        params.check_categorical(categories)
         X32, names = V.check_X(X)
         n, d = X32.shape
         y_train, classes = self._prepare_y(y, n)  # class indices (0/1 if two) and labels
         sample_weight = V.check_sample_weight(sample_weight, n)
         evals = V.check_eval_set(
-            eval_set, d, names, lambda ey, en, k: self._prepare_eval_y(ey, en, k, classes)
+            _encoded_pairs(eval_set, categories),
+            d,
+            names,
+            lambda ey, en, k: self._prepare_eval_y(ey, en, k, classes),
         )
         self.__dict__.pop("model_", None)  # a failed fit leaves no half-fitted model behind
         try:
@@ -147,6 +159,7 @@ class _Boosting(_Base):
                 evals=evals,
                 callbacks=[self._run_callbacks] if self.callbacks else (),
                 verbose=verbose if verbose is not None else self.verbose,
+                categories=categories,
             )
         except BaseException:
             self.__dict__.pop("model_", None)
@@ -175,6 +188,7 @@ class _Boosting(_Base):
         n_features=None,
         best_iteration=None,
         origin=MADE_FROM_TREES,
+        categories=None,
         **params,
     ):
         """A fitted model made of ``trees``: the way to build one without ``fit``.
@@ -187,7 +201,9 @@ class _Boosting(_Base):
         margin at 0. ``feature_names`` (default: the trees'),
         ``classes`` (a classifier's labels, default [0, 1]), ``n_features`` (default:
         the trees'), ``best_iteration`` (0-based; prediction stops there), ``origin``
-        (where the trees came from, as ``model_.origin`` reports it), and any
+        (where the trees came from, as ``model_.origin`` reports it), ``categories``
+        (``{feature: its categories}`` of the categorical features, by which DataFrame
+        columns are read; default: the trees' ``category_names``) and any
         constructor parameter in ``params``. ``tg.load`` builds models with it, and so do
         the importers of other libraries' models. The model has no ``trace_``: that
         needs the training data.
@@ -216,6 +232,8 @@ class _Boosting(_Base):
                 raise ValueError(f"a classifier has at least two classes; got {len(classes)}")
         elif classes is not None:
             raise ValueError("a regressor has no classes")
+        if categories is None:
+            categories = {j: v for tree in trees for j, v in tree.category_names.items()}
         estimator.model_ = model_from_trees(
             trees,
             train_params,
@@ -225,6 +243,7 @@ class _Boosting(_Base):
             feature_names=feature_names,
             best_iteration=best_iteration,
             origin=origin,
+            categories=categories,
         )
         return estimator
 
@@ -322,6 +341,21 @@ class _Boosting(_Base):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         return tags
+
+
+def _encoded_pairs(eval_set, categories):
+    """The eval sets' X with their category columns as the training data's codes."""
+    if not categories or not eval_set:
+        return eval_set
+    out = []
+    for pair in eval_set:
+        try:
+            ex, ey = pair
+        except (TypeError, ValueError):
+            out.append(pair)  # check_eval_set says what is wrong
+            continue
+        out.append((V.encode_categories(ex, categories), ey))
+    return out
 
 
 class BoostingRegressor(_RegressorMixin, _Boosting):

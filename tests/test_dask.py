@@ -284,6 +284,8 @@ def test_bad_input_is_named(client):
         DaskBoostingClassifier(subsample=1.5).fit(_dask(X), _dask(y))
     with pytest.raises(ValueError, match="learning_rate"):
         DaskBoostingClassifier(learning_rate=-1).fit(_dask(X), _dask(y))
+    with pytest.raises(ValueError, match="not split into sets on a Dask cluster"):
+        DaskBoostingClassifier(enable_categorical=True).fit(_dask(X), _dask(y))
     with pytest.raises(ValueError, match="not fitted"):
         DaskBoostingRegressor().predict(X)
 

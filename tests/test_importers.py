@@ -298,23 +298,29 @@ def test_other_objectives_and_boosters_are_refused():
         tg.from_sklearn(xgb.XGBRegressor())
 
 
-def test_categorical_splits_are_refused_naming_the_feature():
+def test_categorical_models_import_with_their_sets_and_names():
+    """Models with categorical splits import (tests/test_categorical_import.py checks them in
+    depth): the same margins, the sets shown by category name."""
     pd = pytest.importorskip("pandas")
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"x": rng.normal(size=300), "colour": rng.choice(list("abcde"), 300)})
     df["colour"] = df["colour"].astype("category")
     y = (df["colour"].isin(["a", "c"]) ^ (df["x"] > 0)).astype(int)
     est = xgb.XGBClassifier(n_estimators=3, enable_categorical=True, tree_method="hist", n_jobs=1)
-    with pytest.raises(ValueError, match="categorical split on feature 'colour'"):
-        tg.from_xgboost(est.fit(df, y))
-    with pytest.raises(ValueError, match="categorical split on feature 'colour'"):
-        lg = lgb.LGBMClassifier(
-            n_estimators=3, min_data_per_group=5, cat_smooth=1, min_child_samples=5, verbose=-1
-        )
-        tg.from_lightgbm(lg.fit(df, y))
+    lg = lgb.LGBMClassifier(
+        n_estimators=3, min_data_per_group=5, cat_smooth=1, min_child_samples=5, verbose=-1
+    )
     hgb = ensemble.HistGradientBoostingClassifier(max_iter=3, categorical_features=["colour"])
-    with pytest.raises(ValueError, match="categorical features \\['colour'\\]"):
-        tg.from_sklearn(hgb.fit(df, y))
+    for fitted, ours in (
+        (est.fit(df, y), tg.from_xgboost),
+        (lg.fit(df, y), tg.from_lightgbm),
+        (hgb.fit(df, y), tg.from_sklearn),
+    ):
+        model = ours(fitted)
+        theirs = fitted.predict_proba(df)[:, 1]
+        np.testing.assert_allclose(model.predict_proba(df)[:, 1], theirs, atol=1e-6)
+        labels = [label for tree in model.trees_ for i in tree.sets for label in tree.set_labels(i)]
+        assert labels and set(labels) <= set("abcde")
 
 
 @pytest.mark.parametrize("fmt", ["json", "ubj", "txt"])

@@ -70,6 +70,11 @@ class _DaskBoosting:
             raise ValueError(f"timeout must be a number of seconds > 0; got {self.timeout!r}")
         if y is None:
             raise ValueError(f"{type(self).__name__}.fit needs y")
+        if params.enable_categorical:  # partitions hold numbers (inputs.partitions)
+            raise ValueError(
+                "enable_categorical=True: categories are not split into sets on a Dask "
+                "cluster; one-hot encode them"
+            )
         client = self._get_client()
         n_workers = max(1, len(client.scheduler_info().get("workers", {})))
         parts = partitions(X, y, sample_weight, n_workers)

@@ -130,7 +130,7 @@ class TreeMethod:
     """How splits are found: the per-fit data a split finder scans, and the split finder."""
 
     name: str
-    prepare: object  # (X32, max_bin) -> the data every round's split finder scans
+    prepare: object  # (X32, max_bin, categorical) -> the data every round's split finder scans
     splitter_class: type  # (data, g, h, params, rows, features, h_cover) -> split finder
 
     def splitter(self, data, stats, scan_params, rows=None, features=None):
@@ -146,12 +146,12 @@ class TreeMethod:
         )
 
 
-def _sorted_columns(X32, max_bin):
+def _sorted_columns(X32, max_bin, categorical=()):
     return SortedColumns(X32)  # the exact scan sees every distinct value; no bins
 
 
-def _histogram_bins(X32, max_bin):
-    return HistData(X32, max_bin=int(max_bin))
+def _histogram_bins(X32, max_bin, categorical=()):
+    return HistData(X32, max_bin=int(max_bin), categorical=categorical)
 
 
 TREE_METHODS = {

@@ -244,7 +244,43 @@ class Trace:
                 float(tree.threshold[node]),
                 bool(tree.default_left[node]),
             )
-        return splitter.candidates(nd, G, H, tree.feature_names, chosen)
+            if node in tree.sets:  # a set split is told apart by its set
+                chosen += (tuple(tree.sets[node]),)
+        table = splitter.candidates(nd, G, H, tree.feature_names, chosen)
+        if "categories" in table:  # the sets by their categories' names
+            table["categories"] = [_named_set(tree, f, c) for f, c in
+                                   zip(table["feature"], table["categories"])]  # fmt: skip
+        return table
+
+    def category_stats(self, t, node, class_=None, feature=None):
+        """The categories of a categorical ``feature`` (default: the one ``node`` splits into
+        sets) at ``node`` of round t's tree, in the order XGBoost's scan tries them: one row
+        per category with its G, H, G/(H+λ), w* = −G/(H+λ), the sums up to it and the
+        loss_chg of each cut (``engine.categorical.category_table``); ``code`` and, where
+        known, ``category``. None when there is no such feature."""
+        self._check_X()
+        t = self._check_round(t)
+        k = self._check_class(class_)
+        tree, i = self._tree(t, k)
+        if feature is None and node not in tree.sets:
+            return None
+        feature = int(tree.feature[node]) if feature is None else int(feature)
+        categorical = getattr(self._data, "is_categorical", None)  # hist data only
+        if categorical is None or not 0 <= feature < len(categorical):
+            return None
+        if not categorical[feature]:
+            return None
+        sample = self._samples[i - 1]
+        stats = self._round_stats(t, k)
+        splitter = self._tree_method.splitter(
+            self._data, stats, self._algo.scan_params(), sample["rows"], sample["features"]
+        )
+        nd = splitter.root(keep=tree.node_mask(self._X32, node, self._leaf(t, k)))
+        table = splitter.category_table(nd, feature)
+        names = tree.category_names.get(feature)
+        if names is not None:
+            table.insert(1, "category", [names[c] if c < len(names) else c for c in table["code"]])
+        return table
 
     def __repr__(self):
         kind = "classifier" if self.is_classifier else "regressor"
@@ -258,6 +294,17 @@ class Trace:
             f"<teachgbt.Trace of a {kind}: {self.n_rounds} rounds, {len(self._y)} instances; "
             "epochs(), instances(t), nodes(t), splits(t, node)>"
         )
+
+
+def _named_set(tree, feature_name, codes):
+    """A candidate's set (codes) by its categories' names, where the tree knows them."""
+    if codes is None:
+        return None
+    j = tree.feature_names.index(feature_name) if tree.feature_names else int(feature_name[1:])
+    names = tree.category_names.get(j)
+    if names is None:
+        return tuple(codes)
+    return tuple(names[c] if c < len(names) else c for c in codes)
 
 
 def _digest(X):

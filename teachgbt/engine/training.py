@@ -34,6 +34,7 @@ from .boosting import (
     boost_round,
 )
 from .callbacks import EarlyStopping, EvalSets, progress_bar
+from .categorical import check_codes
 from .gbdt import GBDTAlgorithm
 from .grow import GrowParams
 from .trace import Trace
@@ -78,6 +79,10 @@ class TrainParams:
     colsample_bytree: float = 1.0
     random_state: object = None
     early_stopping_rounds: int | None = None
+    # categorical features (pandas category columns) split into sets, as XGBoost's
+    enable_categorical: bool = False
+    max_cat_to_onehot: int = 4
+    max_cat_threshold: int = 64
 
     @classmethod
     def defaults(cls):
@@ -140,7 +145,23 @@ class TrainParams:
         esr = self.early_stopping_rounds
         if esr is not None and (not _whole(esr) or esr < 1):
             raise ValueError(f"early_stopping_rounds must be a whole number >= 1; got {esr!r}")
+        for name in ("max_cat_to_onehot", "max_cat_threshold"):
+            value = getattr(self, name)
+            if not _whole(value) or value < 1:
+                raise ValueError(f"{name} must be a whole number >= 1; got {value!r}")
         return self
+
+    def check_categorical(self, categories):
+        """Refuse, in one line, what cannot split categories into sets: only XGBoost's
+        algorithm on the hist trainer does (XGBoost's exact trainer refuses them too)."""
+        if not categories:
+            return
+        if self.tree_method != "hist" or self.algorithm != "xgboost":
+            raise ValueError(
+                "categorical features are split into sets by tree_method='hist' with "
+                f"algorithm='xgboost' only (got tree_method={self.tree_method!r}, "
+                f"algorithm={self.algorithm!r}); use those, or one-hot encode the categories"
+            )
 
     def grow_params(self):
         """The GrowParams trees are grown with: every None resolved to its default."""
@@ -156,6 +177,8 @@ class TrainParams:
             learning_rate=float(_default(self.learning_rate, 0.1 if gbdt else 0.3)),
             pruning=self.pruning or ("pre" if self.tree_method == "hist" else "post"),
             float32=not gbdt,
+            max_cat_to_onehot=int(self.max_cat_to_onehot),
+            max_cat_threshold=int(self.max_cat_threshold),
         )
 
 
@@ -182,7 +205,9 @@ def _algorithm(params, loss, is_classifier):
     return XGBoostAlgorithm(loss, params.grow_params())
 
 
-def _model(params, trees, base_score, loss, algorithm, n_features, feature_names, classes):
+def _model(
+    params, trees, base_score, loss, algorithm, n_features, feature_names, classes, categories
+):
     return Model(
         trees,
         base_score,
@@ -193,6 +218,7 @@ def _model(params, trees, base_score, loss, algorithm, n_features, feature_names
         params=algorithm.params,
         algorithm=params.algorithm,
         margin_dtype=algorithm.dtype,
+        categories=categories,
     )
 
 
@@ -223,7 +249,9 @@ class LocalRows:
         return algorithm.default_base_score(self.y, self.sample_weight)
 
     def start(self, model, algorithm):
-        self.data = self.tree_method.prepare(self.X32, self.max_bin)
+        categorical = sorted(model.categories or ())
+        check_codes(self.X32, categorical, model.feature_names)  # before any binning
+        self.data = self.tree_method.prepare(self.X32, self.max_bin, categorical)
         self.margin = algorithm.initial_margin(model.base_margin, self.n_rows)  # ŷ^(0)
 
     def draw(self, sampler):
@@ -274,7 +302,7 @@ def train(params, X32, y, sample_weight=None, **options):
     indices 0 … K−1 of ``classes`` (its labels, sorted; None trains a regressor).
     ``sample_weight``: (n,) or None. ``options``: ``boost``'s (``classes``,
     ``feature_names``, ``evals`` as (X32, y) pairs, ``callbacks``, ``verbose``,
-    ``keep_trace``).
+    ``keep_trace``, ``categories``).
     """
     params = TrainParams.of(params)
     rows = LocalRows(X32, y, sample_weight, params.tree_method, params.max_bin)
@@ -291,6 +319,7 @@ def boost(
     callbacks=(),
     verbose=None,
     keep_trace=True,
+    categories=None,
 ):
     """The boosting loop: ``params.n_estimators`` rounds grown by ``rows`` (a backend, see
     ``LocalRows``); returns the fitted ``Model``.
@@ -301,8 +330,11 @@ def boost(
     ``hook(t, model)`` called after every round t with the model trained so far; training
     stops after a round where one returns True. ``verbose``: the progress bar (None: on
     a terminal). ``keep_trace``: attach the backend's trace (it keeps the training data).
+    ``categories``: ``{feature: its categories}`` for the categorical features, whose
+    columns of the rows hold category codes (``engine.categorical``; hist only).
     """
     params = TrainParams.of(params)
+    params.check_categorical(categories)
     loss = make_loss(params.objective, classes)
     algorithm = _algorithm(params, loss, classes is not None)
     if params.early_stopping_rounds is not None and not evals:
@@ -316,7 +348,8 @@ def boost(
             base_score = min(max(base_score, _EDGE_PROBABILITY), 1 - _EDGE_PROBABILITY)
     else:
         base_score = loss.check_base_score(params.base_score)
-    model = _model(params, [], base_score, loss, algorithm, rows.n_features, feature_names, classes)
+    d = rows.n_features
+    model = _model(params, [], base_score, loss, algorithm, d, feature_names, classes, categories)
     model.origin = rows.origin
     rows.start(model, algorithm)
 
@@ -362,17 +395,20 @@ def model_from_trees(
     feature_names=None,
     best_iteration=None,
     origin,
+    categories=None,
 ):
     """A ``Model`` of trees grown elsewhere (a file, another library): the same loss,
     effective parameters and margin precision ``train`` would give them. ``base_score``
-    None starts the margin at 0."""
+    None starts the margin at 0; ``categories``: the categorical features' categories."""
     params = TrainParams.of(params)
     loss = make_loss(params.objective, classes)
     if base_score is None:  # the base score whose margin is 0
         base_score = 0.5 if loss.n_outputs == 1 and loss.is_classification else 0.0
     base_score = loss.check_base_score(base_score)
     algorithm = _algorithm(params, loss, classes is not None)
-    model = _model(params, trees, base_score, loss, algorithm, n_features, feature_names, classes)
+    model = _model(
+        params, trees, base_score, loss, algorithm, n_features, feature_names, classes, categories
+    )
     model.best_iteration = best_iteration
     model.origin = origin
     return model

@@ -15,7 +15,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.format import format_number, format_rule, split_rule
+from ..core.format import (
+    format_category,
+    format_rule,
+    format_set,
+    format_set_rule,
+    format_value,
+    split_rule,
+)
 from ..core.losses import sigmoid, softmax
 from ..utils import check_instance, check_is_fitted
 from . import attributions as _contributions
@@ -210,6 +217,8 @@ def split(model, t, node, precision=3, *, class_=None):
             "gain < 0: pruning removes such a split when both its children are leaves; "
             "this one stays because a split below it is kept"
         )
+    if node in tree.sets:  # how the set was found: the categories in the order tried
+        ex.intro = _set_steps(model, t, node, tree, class_, precision) + ex.intro
     if _is_gbdt(model):
         ex.notes.append(
             "GBDT: g = −residual and h = 1 here, λ = 0, so loss_chg is the drop in "
@@ -221,6 +230,64 @@ def split(model, t, node, precision=3, *, class_=None):
             f"the tree records gain = {number(tree.gain[node], precision)}"
         )
     return ex
+
+
+def _step_text(tree, a, b, v):
+    """One step of a row's path, from split ``a`` to ``b``: ``x = 0.3 < 0.5? yes``, or
+    ``colour = red ∈ {red, blue}? yes``."""
+    f = int(tree.feature[a])
+    ans = "yes" if b == int(tree.left[a]) else "no"
+    value_of = f"{tree.feature_name(f)} = {format_value(v[f], tree.category_names.get(f))}"
+    if a in tree.sets:
+        return f"{format_set_rule(value_of, tree.set_labels(a))}? {ans}"
+    return f"{format_rule(value_of, tree.threshold[a], tree.rule)}? {ans}"
+
+
+def _set_steps(model, t, node, tree, class_, p):
+    """The lines that show how a set split's set was found (XGBoost's categorical scan):
+    each category's G, H, G/(H+λ) and w*, in the order tried, the gain of each cut and the
+    set chosen."""
+    chosen = format_set(tree.set_labels(node), full=True)
+    trace = getattr(model, "trace_", None)
+    table = trace.category_stats(t, node, class_=class_) if trace is not None else None
+    if table is None:
+        return [
+            f"the set {chosen} goes left (yes); each category's G and H at this node need the "
+            "training data: trace_.category_stats(t, node) of a model fitted here"
+        ]
+    prm = model.params_
+
+    def gain(lc):
+        return "—" if np.isnan(lc) else number(0.5 * (lc - prm.gamma), p)
+
+    one_hot = "G_L" not in table
+    if one_hot:
+        out = [
+            f"fewer than max_cat_to_onehot = {prm.max_cat_to_onehot} categories: each one is "
+            "tried alone against all the others (one-hot), the missing values on either side"
+        ]
+    else:
+        out = [
+            "the categories sorted by w* = −G/(H+λ) (by G/(H+λ), largest first), then each cut "
+            "of that order tried as a split: the categories up to the cut against the rest, the "
+            f"missing values on either side (at most max_cat_threshold − 1 = "
+            f"{prm.max_cat_threshold - 1} categories moved from either end)"
+        ]
+    what = "of it alone" if one_hot else "of the cut after it"
+    out.append(f"category: G, H, G/(H+λ), w*  →  gain {what} (missing values out | in)")
+    labels = table["category"] if "category" in table else table["code"]
+    for i, label in enumerate(labels):
+        G, H, ratio, w, lc_out, lc_in = (
+            float(table[c].iloc[i])
+            for c in ("G", "H", "G/(H+λ)", "weight", "loss_chg", "loss_chg_missing_in")
+        )
+        out.append(
+            f"  {format_category(label)}: {number(G, p)}, {number(H, p)}, {number(ratio, p)}, "
+            f"{number(w, p)}  →  {gain(lc_out)} | {gain(lc_in)}"
+        )
+    miss = "with it" if tree.default_left[node] else "on the other side"
+    out.append(f"chosen: {chosen} (the missing values {miss}), the largest gain")
+    return out
 
 
 def prediction(model, x, precision=3, iteration_range=None, *, class_=None):
@@ -235,7 +302,12 @@ def prediction(model, x, precision=3, iteration_range=None, *, class_=None):
     _check(model)
     fitted = model.model_
     p = precision
-    v = check_instance(x, getattr(model, "feature_names_in_", None), model.n_features_in_)
+    v = check_instance(
+        x,
+        getattr(model, "feature_names_in_", None),
+        model.n_features_in_,
+        categories=fitted.categories,
+    )
     k = fitted.check_class(class_)
     trees = fitted.used_trees(iteration_range, class_)
     # this row's margins (every class's) after each round, as the model adds them
@@ -291,13 +363,7 @@ def _route(tree, v, p):
     """The rules the row follows through ``tree`` to its leaf, as one line, and the value
     η·w* the leaf adds."""
     path = tree.path(v)
-    steps = []
-    for a, b in zip(path[:-1], path[1:]):
-        f = int(tree.feature[a])
-        ans = "yes" if b == int(tree.left[a]) else "no"
-        shown = "missing" if np.isnan(v[f]) else format_number(v[f], 6)
-        rule = format_rule(f"{tree.feature_name(f)} = {shown}", tree.threshold[a], tree.rule)
-        steps.append(f"{rule}? {ans}")
+    steps = [_step_text(tree, a, b, v) for a, b in zip(path[:-1], path[1:])]
     lf = path[-1]
     w, value = float(tree.weight[lf]), float(tree.value[lf])
     route = "; ".join(steps) if steps else "(a single leaf)"
@@ -382,13 +448,14 @@ def _contribution_lines(model, v, p, class_=None):
             f"(TreeSHAP follows up to {_contributions.SHAP_MAX_DEPTH})"
         ]
     row = contributions(model, v.reshape(1, -1), class_=class_).iloc[0]
+    categories = model.model_.categories
     out = [f"feature contributions to the margin (SHAP): bias = {number(row['bias'], p)}"]
     names = list(row.index[:-1])
     for name, phi in _contributions.largest(row, PREDICTION_FEATURES):
         sign = "+" if phi >= 0 else "−"
         if name in names:
             x = v[names.index(name)]
-            name = f"{name} = {'missing' if np.isnan(x) else format_number(x, 6)}"
+            name = f"{name} = {format_value(x, categories.get(names.index(name)))}"
         out.append(f"  {name}: {sign}{number(abs(phi), p)}")
     return out
 

@@ -20,6 +20,7 @@ import numpy as np
 from ..core.model import round_and_class
 from ..core.tree import Tree
 from ..estimators import BoostingClassifier, BoostingRegressor
+from ._categories import set_probes
 
 __all__ = [
     "Imported",
@@ -55,6 +56,7 @@ class Imported:
     best_iteration: int | None = None
     tree_class: list = field(default_factory=list)  # the class of each tree (0 unless K ≥ 3)
     notes: list = field(default_factory=list)  # assumptions and what could not be recovered
+    categories: dict = field(default_factory=dict)  # feature -> the names of its codes
 
 
 def multiclass_order(library, n_trees, n_classes, tree_class=None):
@@ -96,6 +98,7 @@ def make_tree(
     extra=None,
     order=None,
     root=0,
+    sets=None,
     **routing_kw,
 ):
     """A ``tg.Tree`` from a library's node arrays (indexed by the library's node ids).
@@ -104,7 +107,9 @@ def make_tree(
     arrays), renumbered in the order of ``order`` (default: the library's ids), so that
     node ids match the library's wherever nothing was deleted. ``stats``: n, G, H,
     weight, value, gain, loss_chg and cover (the library's TreeSHAP weight), one entry per
-    library node. ``routing_kw``: the tree's ``rule``, ``missing``, ``zero_missing``.
+    library node. ``sets``: {library node: category codes} of its set splits (they go
+    left). ``routing_kw``: the tree's ``rule``, ``missing``, ``zero_missing``,
+    ``category_names``.
     """
     left, right = np.asarray(left), np.asarray(right)
     n_lib = len(left)
@@ -151,7 +156,10 @@ def make_tree(
         raise ValueError(f"the tree splits on a feature outside the model's {n_features}")
     extra = {k: np.asarray(v, dtype=np.float64)[ids] for k, v in (extra or {}).items()}
     cover = np.asarray(stats["cover"], dtype=np.float64)[ids]
-    return Tree(arrays, n_features, feature_names, learning_rate, extra, cover=cover, **routing_kw)
+    # set splits (library ids -> codes) under the new ids
+    sets = {int(new[i]): c for i, c in (sets or {}).items() if keep[i]}
+    return Tree(arrays, n_features, feature_names, learning_rate, extra, cover=cover,
+                sets=sets, **routing_kw)  # fmt: skip
 
 
 def build(imp):
@@ -168,6 +176,7 @@ def build(imp):
         n_features=imp.n_features,
         best_iteration=imp.best_iteration,
         origin=f"imported from {imp.library} ({imp.source})",
+        categories=imp.categories or None,
         **imp.params,
     )
     model.import_notes_ = list(imp.notes)
@@ -240,8 +249,8 @@ def probe_rows(trees, n_features, seed=0, missing=True):
         for j, t in zip(tree.feature[split], tree.threshold[split]):
             cuts[j].append(t)
     columns = []
-    for c in cuts:
-        values = np.concatenate([threshold_probes(np.unique(c)), [0.0, _TINY, -_TINY]])
+    for c, codes in zip(cuts, set_probes(trees, n_features)):  # codes: of set splits
+        values = np.concatenate([threshold_probes(np.unique(c)), [0.0, _TINY, -_TINY], codes])
         columns.append(rng.permutation(values))
     n = min(_MAX_PROBE_ROWS, max(len(v) for v in columns))
     X = np.empty((n, n_features))

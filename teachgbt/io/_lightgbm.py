@@ -33,6 +33,7 @@ import numpy as np
 
 from ..core import check_imported_tree
 from ..core.losses import sigmoid
+from ._categories import lightgbm_category_names, lightgbm_set_lines, lightgbm_sets
 from ._common import (
     ImportAssumptionWarning,
     Imported,
@@ -134,7 +135,8 @@ def _zero_missing_features(trees):
             continue
         dt = _numbers(t, "decision_type", k, np.int64)
         feature = _numbers(t, "split_feature", k, np.int64, len(dt))
-        out.update(int(j) for j in feature[((dt >> 2) & 3) == _MISSING_ZERO])
+        numeric = (dt & 1) == 0  # a set split reads its value whatever its missing type
+        out.update(int(j) for j in feature[numeric & (((dt >> 2) & 3) == _MISSING_ZERO)])
     return tuple(sorted(out))
 
 
@@ -152,6 +154,7 @@ def _tree(t, k, p, n_features, names, bias, zero_missing):
     if L == 1:
         leaf_weight = _leaf_stat(t, "leaf_weight", k, np.float64)
         leaf_count = _leaf_stat(t, "leaf_count", k, np.int64)
+        sets = {}
         cols = dict(
             left=[-1],
             right=[-1],
@@ -169,24 +172,18 @@ def _tree(t, k, p, n_features, names, bias, zero_missing):
         }
         dt = c["decision_type"].astype(np.int64)
         feature = c["split_feature"].astype(np.int64)
-        if (dt & 1).any():
-            j = int(feature[np.flatnonzero(dt & 1)[0]])
-            name = names[j] if names and 0 <= j < len(names) else f"Column_{j}"
-            raise ValueError(
-                f"tree {k} has a categorical split on feature {name!r}; teachgbt's trees split "
-                "numbers. One-hot encode it and retrain, or import a model without categorical "
-                "splits"
-            )
-        t_le = c["threshold"]
+        # set splits (decision_type bit 1): the set goes left, NaN and other codes right
+        sets = lightgbm_sets(t, k, dt, c["threshold"], _numbers)
+        t_le = np.where(dt & 1, np.nan, c["threshold"])
         missing = (dt >> 2) & 3
         default_left = (dt & 2).astype(bool)
         zero_left = 0.0 <= t_le  # where 0 goes by the comparison
         # NaN: by the default for missing type NaN; else read as 0 (NumericalDecision), which
         # goes the default way for type Zero and by 0 ≤ t for type None
-        nan_left = np.where(missing == _MISSING_NONE, zero_left, default_left)
+        nan_left = np.where(missing == _MISSING_NONE, zero_left, default_left) & ((dt & 1) == 0)
         # on a zero_missing feature 0 is routed as NaN: a NaN-type split there must send 0
         # where its comparison does
-        clash = (missing == _MISSING_NAN) & np.isin(feature, zero_missing)
+        clash = (missing == _MISSING_NAN) & np.isin(feature, zero_missing) & ((dt & 1) == 0)
         clash &= default_left != zero_left
         if clash.any():
             i = int(np.flatnonzero(clash)[0])
@@ -257,6 +254,7 @@ def _tree(t, k, p, n_features, names, bias, zero_missing):
         order=rank,
         rule="lightgbm",
         zero_missing=zero_missing,
+        sets=sets,
     )
 
 
@@ -390,6 +388,7 @@ def read_lightgbm(text, source="model file", classes=None, **given):
         classes=classes if is_clf else None,
         tree_class=multiclass_order("LightGBM", len(out), K),
         notes=notes,
+        categories=lightgbm_category_names(text, header.get("feature_infos", ""), n_features),
     )
 
 
@@ -448,7 +447,7 @@ def _checked_text(text):
              "feature_infos=" + " ".join(["none"] * n_features), ""]  # fmt: skip
     for k, t in enumerate(trees):
         L = int(_numbers(t, "num_leaves", k, np.int64)[0])
-        lines += [f"Tree={k}", f"num_leaves={L}", "num_cat=0"]
+        lines += [f"Tree={k}", f"num_leaves={L}", *lightgbm_set_lines(t, k, _numbers)]
         for key in _INT_KEYS + _FLOAT_KEYS:
             if L == 1 and key != "leaf_value":  # a single leaf: no split, no statistics needed
                 continue

@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.losses import sigmoid
+from ._categories import bitset_codes, decode_codes, hgb_categories
 from ._common import Imported, make_tree, multiclass_order
 
 __all__ = ["sklearn_source"]
@@ -178,7 +179,9 @@ def _gradient_boosting(model):
     )
 
 
-def _hgb_tree(nodes, lr, lam, is_clf, n_features, names):
+def _hgb_tree(nodes, lr, lam, is_clf, n_features, names, categorical=(None, None)):
+    """One HistGradientBoosting predictor's tree; ``categorical``: (the X column of each of
+    its features, its ``raw_left_cat_bitsets``) when the model has categorical features."""
     leaf = nodes["is_leaf"].astype(bool)
     left = np.where(leaf, -1, nodes["left"].astype(np.int64))
     right = np.where(leaf, -1, nodes["right"].astype(np.int64))
@@ -209,6 +212,13 @@ def _hgb_tree(nodes, lr, lam, is_clf, n_features, names):
     rank[order] = np.arange(len(left))
     feature = nodes["feature_idx"].astype(np.int64)
     default_left = nodes["missing_go_to_left"].astype(bool)
+    original, bitsets = categorical
+    sets = {}
+    if original is not None:  # its features are the encoder's columns first, then the rest
+        feature = np.where(leaf, feature, original[feature])
+        on = np.flatnonzero(nodes["is_categorical"].astype(bool) & ~leaf)
+        sets = {int(i): bitset_codes(bitsets[nodes["bitset_idx"][i]], f"node {i}") for i in on}
+        t_le = np.where(np.isin(np.arange(len(t_le)), on), np.nan, t_le)
     return make_tree(
         left,
         right,
@@ -221,6 +231,7 @@ def _hgb_tree(nodes, lr, lam, is_clf, n_features, names):
         lr,
         order=rank,
         rule="sklearn-hist",
+        sets=sets,
     )
 
 
@@ -235,16 +246,19 @@ def _hist_gradient_boosting(model):
     classes = _classes(model, is_clf)
     K = len(classes) if is_clf and len(classes) >= 3 else 1
     n_features, names = int(model.n_features_in_), _names(model)
-    cat = getattr(model, "is_categorical_", None)
-    if cat is not None and np.any(cat):
-        which = [names[j] if names else f"x{j}" for j in np.flatnonzero(cat)]
-        raise ValueError(
-            f"this {type(model).__name__} has categorical features {which}; "
-            "teachgbt's trees split numbers. One-hot encode them and retrain"
-        )
+    # categorical features: the predictors' feature order, and the encoder's categories
+    original, categories = hgb_categories(model)
     lr, lam = float(model.learning_rate), float(model.l2_regularization)
     trees = [
-        _hgb_tree(pred[k].nodes, lr, lam, is_clf, n_features, names)
+        _hgb_tree(
+            pred[k].nodes,
+            lr,
+            lam,
+            is_clf,
+            n_features,
+            names,
+            (original, pred[k].raw_left_cat_bitsets),
+        )  # fmt: skip
         for pred in model._predictors
         for k in range(K)
     ]
@@ -280,6 +294,7 @@ def _hist_gradient_boosting(model):
         None,
         multiclass_order("scikit-learn", len(trees), K),
         notes,
+        categories,
     )
 
 
@@ -306,6 +321,8 @@ def sklearn_source(model):
 
     def margin(X):
         X = np.asarray(X, dtype=np.float64)
+        if imp.categories:  # the codes as the category values the model's encoder reads
+            X = decode_codes(X, imp.categories)
         if getattr(model, "feature_names_in_", None) is not None:
             import pandas as pd
 

@@ -18,6 +18,7 @@ from ..core import (
     ModelFileError,
     check_count,
     check_imported_tree,
+    check_sets,
     float_array,
     int_array,
     shorten,
@@ -56,6 +57,7 @@ def check_model_dict(d):
     best = d.get("best_iteration")
     if best is not None:
         check_count("best_iteration", best, 0, max(n_rounds - 1, 0))
+    check_sets(None, d.get("categories"), [], n_features, "the model")  # category names
     for k, t in enumerate(trees):
         where = f"tree {k + 1}"
         if not isinstance(t, dict):

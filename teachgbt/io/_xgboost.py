@@ -30,6 +30,7 @@ import os
 
 import numpy as np
 
+from ._categories import xgboost_category_names, xgboost_set_splits
 from ._common import (
     Imported,
     library_margin,
@@ -133,15 +134,10 @@ def _tree(t, k, params, n_features, names, missing):
         if len(cols[key]) != n_nodes or len(right) != n_nodes:
             raise ValueError(f"tree {k}: its node arrays have different lengths")
     split = left >= 0
-    split_type = np.asarray(t.get("split_type", np.zeros(n_nodes)))
-    if len(split_type) == n_nodes and (split_type[split] != 0).any():
-        j = int(cols["split_indices"][split][split_type[split] != 0][0])
-        name = names[j] if names and 0 <= j < len(names) else f"f{j}"
-        raise ValueError(
-            f"tree {k} has a categorical split on feature {name!r}; teachgbt's trees split "
-            "numbers (x < t). One-hot encode the feature and retrain, or import a model "
-            "without categorical splits"
-        )
+    # set splits: XGBoost sends its set right, teachgbt left (children swapped, default flipped)
+    left, right, default_left, sets = xgboost_set_splits(
+        t, k, left, right, cols["default_left"].astype(bool)
+    )
     eta, lam = params["learning_rate"], params["reg_lambda"]
     H = cols["sum_hessian"].astype(np.float64)
     value = np.where(split, np.nan, cols["split_conditions"].astype(np.float64))
@@ -163,18 +159,21 @@ def _tree(t, k, params, n_features, names, missing):
         "gain": 0.5 * (loss_chg - params["gamma"]),
         "cover": H,  # XGBoost's cover is the hessian sum
     }
+    threshold = cols["split_conditions"].astype(np.float32).astype(np.float64)
+    threshold[list(sets)] = np.nan  # a set split has none (XGBoost writes a placeholder)
     return make_tree(
         left,
         right,
         cols["split_indices"].astype(np.int64),
-        cols["split_conditions"].astype(np.float32).astype(np.float64),
-        cols["default_left"].astype(bool),
+        threshold,
+        default_left,
         stats,
         n_features,
         names,
         eta,
         rule="xgboost",
         missing=missing,
+        sets=sets,
     )
 
 
@@ -216,6 +215,7 @@ def read_xgboost(d, config=None, source="model file", classes=None, missing=math
     if names is not None and len(names) != n_features:
         raise ValueError(f"{len(names)} feature names for {n_features} features")
     params, notes = _train_params(config, given)
+    categories = xgboost_category_names(model, n_features)  # the DataFrame's, if it had any
     trees = []
     for k, t in enumerate(model.get("trees", [])):
         try:
@@ -253,6 +253,7 @@ def read_xgboost(d, config=None, source="model file", classes=None, missing=math
         best_iteration=int(best) if best is not None else None,
         tree_class=tree_class,
         notes=notes,
+        categories=categories,
     )
 
 
@@ -331,11 +332,13 @@ def _booster_margin(booster, imp, missing):
 
         best = imp.best_iteration
         rng = (0, best + 1) if best is not None else (0, 0)
+        types = booster.feature_types
         dm = xgboost.DMatrix(
             np.asarray(X, dtype=np.float64),
             missing=missing,
             feature_names=booster.feature_names,
-            feature_types=booster.feature_types,
+            feature_types=types,
+            enable_categorical=bool(types and "c" in types),  # category codes, by code
         )
         return booster.predict(dm, output_margin=True, iteration_range=rng)
 

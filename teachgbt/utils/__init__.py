@@ -7,11 +7,18 @@
     _kernels.py      numba or numpy: which compiled kernels run, and from what size
     _sklearn_base.py scikit-learn's estimator protocol without importing it; init_taking,
                      a constructor made from parameters declared elsewhere
+    _categories.py   pandas category columns as the codes set splits test, and back
 
 Nothing here imports any other part of teachgbt.
 """
 
 from . import _kernels as kernels
+from ._categories import (
+    UNSEEN_CODE,
+    categorical_columns,
+    encode_categories,
+    split_categories,
+)
 from ._files import (
     FolderWriter,
     OutputError,
@@ -38,6 +45,10 @@ from ._validation import (
 
 __all__ = [
     "kernels",
+    "UNSEEN_CODE",
+    "categorical_columns",
+    "encode_categories",
+    "split_categories",
     "FolderWriter",
     "OutputError",
     "check_distinct",

@@ -8,6 +8,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from ._categories import encode_categories
+
 
 class _DataConversionWarning(UserWarning):
     """A column-vector y was turned into a 1-D array."""
@@ -326,10 +328,11 @@ def check_nonneg(name, value):
     return float(value)
 
 
-def check_instance(x, names, n_features, what="the instance"):
+def check_instance(x, names, n_features, what="the instance", categories=None):
     """One instance as a float vector: a 1-D array, a Series, a dict or a one-row DataFrame.
 
-    A Series or dict is matched to the model's feature ``names`` when it carries them.
+    A Series or dict is matched to the model's feature ``names`` when it carries them;
+    with ``categories`` ({feature: its categories}) a category named there reads as its code.
     """
     if isinstance(x, pd.DataFrame):
         if len(x) != 1:
@@ -343,6 +346,12 @@ def check_instance(x, names, n_features, what="the instance"):
         if missing:
             raise ValueError(f"{what} has no value for {missing}")
         x = x.rename(index=str)[[str(n) for n in names]]
+    if categories:  # the one row as a frame: its categories read as codes, by name
+        row = pd.DataFrame([list(np.asarray(x, dtype=object).reshape(-1))])
+        if row.shape[1] == n_features:
+            for j in categories:
+                row[j] = row[j].astype(object)
+            x = encode_categories(row, categories).iloc[0]
     v = np.asarray(x, dtype=np.float64).reshape(-1)
     if v.size != n_features:
         raise ValueError(f"{what} has {v.size} values; the model has {n_features} features")

@@ -38,6 +38,8 @@ def _tree_body(tree, opts, prefix="", path=None):
     for i in range(tree.n_nodes):
         lab = node_label(tree, i, opts)
         attrs = [f"label={quote(lab.text())}"]
+        if lab.hover:  # a long set, shortened on the box: whole on hover (SVG)
+            attrs.append(f"tooltip={quote(lab.hover)}")
         if lab.is_leaf:
             attrs.append(f'fillcolor="{_leaf_fill(tree.value[i])}"')
         if i in on_path:

@@ -83,6 +83,7 @@ class NodeLabel:
     is_leaf: bool
     title: str
     lines: list = field(default_factory=list)
+    hover: str | None = None  # the whole rule, where the title shortens a long set
 
     @property
     def text_lines(self):
@@ -102,16 +103,19 @@ def node_label(tree, i, opts):
     p = opts.precision
     leaf = bool(tree.feature[i] < 0)
     want = set(opts.fields)
+    hover = None
     if leaf:
         title = f"leaf {i}" if opts.node_ids else "leaf"
     else:
         rule = split_rule(tree, i)
         title = f"#{i}  {rule}" if opts.node_ids else rule
+        full = split_rule(tree, i, full=True)
+        hover = full if full != rule else None
     lines = []
     if tree.hand_made:  # a tree from Tree.from_rules: rules and scores, no statistics
         if leaf:
             lines.append(f"score = {format_number(tree.value[i], p)}")
-        return NodeLabel(i, leaf, title, lines)
+        return NodeLabel(i, leaf, title, lines, hover)
     sums = []
     # an imported tree may lack some statistics (XGBoost stores no row counts): skip them
     if "n" in want and tree.n[i] >= 0:
@@ -143,7 +147,7 @@ def node_label(tree, i, opts):
         if "value" in want:
             out.append(f"η·w* = {format_number(tree.value[i], p)}")
         lines.extend(_pairs(out))
-    return NodeLabel(i, leaf, title, lines)
+    return NodeLabel(i, leaf, title, lines, hover)
 
 
 def edge_label(tree, parent, child, opts):
@@ -167,7 +171,7 @@ def legend_lines(tree, opts):
     if tree.hand_made:
         return ["score = what the leaf adds to the prediction (a tree written by hand)"]
     gbdt = _is_gbdt_tree(tree)
-    out = []
+    out = [set_legend(tree)] if tree.has_sets else []
     if want & {"n", "G", "H"}:
         parts = []
         if "n" in want and (tree.n >= 0).any():
@@ -215,6 +219,19 @@ def legend_lines(tree, opts):
         if parts:
             out.append("; ".join(parts))
     return out
+
+
+def set_legend(tree):
+    """What a set split does, in the tree's library's words for a category it never saw."""
+    unseen = (
+        "with the missing values"
+        if tree.rule == "sklearn-hist"
+        else "right, with the categories not listed"
+    )
+    return (
+        "feature ∈ {…}: the categories listed go left (yes), the others right (no); a "
+        f"category never seen in training goes {unseen}"
+    )
 
 
 def tree_title(tree):

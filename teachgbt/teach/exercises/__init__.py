@@ -50,6 +50,7 @@ LESSONS = {
     11: "multiclass",
     12: "contributions",
     13: "open_any_model",
+    15: "categories",
 }
 _BUILDERS = {**_numbers.BUILDERS, **_models.BUILDERS}
 
@@ -135,8 +136,8 @@ def lesson_number(lesson):
             if text == name:
                 return k
     raise ValueError(
-        f"unknown lesson {lesson!r}: give a number from 1 to {len(LESSONS)} or a name "
-        f"such as {LESSONS[5]!r}"
+        f"unknown lesson {lesson!r}: give a lesson's number ({', '.join(map(str, LESSONS))}) "
+        f"or a name such as {LESSONS[5]!r}"
     )
 
 
