@@ -65,7 +65,8 @@ _PARAMETERS = """
     n_estimators, learning_rate (η; None: 0.3 xgboost, 0.1 gbdt), max_depth (0: no
         limit), max_leaves (best-first growth to this many leaves).
     reg_lambda : λ, the L2 penalty on leaf weights in w* = −G/(H+λ) (None: 1 xgboost,
-        0 gbdt). reg_alpha : α, the L1 penalty. max_delta_step : clip on |w*|.
+        0 gbdt). reg_alpha : α, the L1 penalty. max_delta_step : clip on |w*| (None:
+        0, or 0.7 for count:poisson, as XGBoost).
     gamma : XGBoost's gamma (min_split_loss): a split stays when its ``loss_chg``
         = G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ) (no ½) is at least ``gamma``. Seed
         000's γ is ``gamma / 2``; seed 002's (whose square loss doubles g, h and λ)
@@ -76,10 +77,18 @@ _PARAMETERS = """
     min_child_weight : smallest H a child may have (None: 1 xgboost, 0 gbdt).
     pruning : "post" (grow, then prune bottom up, as XGBoost exact) or "pre" (stop
         before a split, as XGBoost hist); None picks by tree_method.
-    base_score : the starting prediction (a probability for two classes, K margins
+    base_score : the starting prediction, in the space XGBoost stores it (a probability
+        for binary:logistic, a mean for count:poisson/reg:gamma/reg:tweedie, K margins
         for K >= 3); None: estimated as XGBoost >= 2 does.
-    objective : "reg:squarederror", "binary:logistic", "multi:softprob" (chosen for
-        K >= 3 classes) or a callable ``(y, margin) -> (g, h)``.
+    objective : XGBoost's name of the loss (``teachgbt.losses``): regressors
+        "reg:squarederror" (default), "reg:squaredlogerror", "reg:pseudohubererror",
+        "reg:absoluteerror", "reg:quantileerror", "count:poisson", "reg:gamma",
+        "reg:tweedie"; classifiers "binary:logistic" (default), "binary:logitraw",
+        "binary:hinge", "multi:softprob" (chosen for K >= 3 classes); or a callable
+        ``(y, margin) -> (g, h)``.
+    huber_slope, quantile_alpha, tweedie_variance_power : the parameters of
+        reg:pseudohubererror (1), reg:quantileerror (required, one α) and reg:tweedie
+        (1.5), as XGBoost's.
     max_bin, subsample, colsample_bytree, random_state, early_stopping_rounds,
     callbacks, verbose : as in XGBoost (sampling uses numpy's generator).
     enable_categorical : split pandas ``category`` columns into sets of categories

@@ -273,27 +273,35 @@ def test_imported_model_is_a_fitted_model(imported, which, tmp_path):
 
 
 # ---------------------------------------------------------------------------- refusals
-def test_other_objectives_and_boosters_are_refused():
+def test_what_is_still_refused_says_why_in_one_line():
     X, y = _data(False)
-    with pytest.raises(ValueError, match="reg:absoluteerror"):
-        tg.from_xgboost(
-            xgb.XGBRegressor(n_estimators=2, objective="reg:absoluteerror", n_jobs=1).fit(X, y)
-        )
-    for booster in ("gblinear", "dart"):
-        with pytest.raises(ValueError, match=booster):
-            tg.from_xgboost(xgb.XGBRegressor(n_estimators=2, booster=booster, n_jobs=1).fit(X, y))
-    with pytest.raises(ValueError, match="huber"):
-        tg.from_lightgbm(
-            lgb.LGBMRegressor(n_estimators=2, objective="huber", verbose=-1, n_jobs=1).fit(X, y)
-        )
-    with pytest.raises(ValueError, match="linear tree"):
-        tg.from_lightgbm(
-            lgb.LGBMRegressor(n_estimators=2, linear_tree=True, verbose=-1, n_jobs=1).fit(X, y)
-        )
-    with pytest.raises(ValueError, match="absolute_error"):
-        tg.from_sklearn(
-            ensemble.GradientBoostingRegressor(loss="absolute_error").fit(np.nan_to_num(X), y)
-        )
+    refusals = [
+        (lambda: xgb.XGBRegressor(n_estimators=2, booster="gblinear", n_jobs=1), "gblinear"),
+        (
+            lambda: xgb.XGBRegressor(n_estimators=2, objective="reg:logistic", n_jobs=1),
+            "reg:logistic",
+        ),
+        (
+            lambda: xgb.XGBRegressor(
+                n_estimators=2, objective="reg:quantileerror", quantile_alpha=[0.2, 0.8], n_jobs=1
+            ),
+            "2 quantiles at once",
+        ),
+    ]
+    y01 = (y - y.min()) / (y.max() - y.min())  # reg:logistic regresses a probability
+    for make, match in refusals:
+        with pytest.raises(ValueError, match=match) as e:
+            tg.from_xgboost(make().fit(X, y01))
+        assert "\n" not in str(e.value)
+    for params, match in [
+        (dict(linear_tree=True), "linear tree.*not one number"),
+        (dict(objective="regression", reg_sqrt=True), "√y"),
+    ]:
+        with pytest.raises(ValueError, match=match) as e:
+            tg.from_lightgbm(
+                lgb.LGBMRegressor(n_estimators=2, verbose=-1, n_jobs=1, **params).fit(X, y)
+            )
+        assert "\n" not in str(e.value)
     with pytest.raises(TypeError, match="from_sklearn takes"):
         tg.from_sklearn(xgb.XGBRegressor())
 

@@ -53,6 +53,11 @@ FITS = {
         dict(n_estimators=4, max_depth=0, max_leaves=5, colsample_bytree=0.5, random_state=2),
     ),
     "gbdt-exact-binary": (tg.BoostingClassifier, 2, dict(algorithm="gbdt", n_estimators=5)),
+    "xgboost-hist-quantile-leaves-refreshed": (
+        tg.BoostingRegressor,
+        0,
+        dict(tree_method="hist", objective="reg:quantileerror", quantile_alpha=0.3, n_estimators=4),
+    ),
     "gbdt-hist-3-classes": (
         tg.BoostingClassifier,
         3,

@@ -18,7 +18,6 @@ KNOWN_LONG_FUNCTIONS = {
     "teachgbt.io._lightgbm._tree",
     "teachgbt.cli.build_parser",
     "teachgbt.utils._validation.check_X",
-    "teachgbt.io._lightgbm.read_lightgbm",
 }
 
 # The folders by job, lowest first: a module imports only from its own folder and from

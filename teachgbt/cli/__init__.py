@@ -256,26 +256,29 @@ def _features(model, df, path):
 
 def _running_margin(model, values):
     """One row per round: the value its (class's) tree adds and the margin after it, as the
-    model sums it (``explain.prediction``'s ``margins``), and p for two classes (with K ≥ 3,
-    p needs every class's margin)."""
+    model sums it (``explain.prediction``'s ``margins``), and the prediction through the
+    link when there is one (p for two classes; with K ≥ 3, p needs every class's margin)."""
     import numpy as np
 
-    from ..core.losses import sigmoid
-
+    fitted = model.model_
     adds = np.asarray(values["leaf_values"], dtype=float)
     margin = np.asarray(values["margins"], dtype=float)
     table = pd.DataFrame({"round": values["rounds"], "leaf value": adds,
                           "margin after": margin})  # fmt: skip
-    binary = model.model_.is_classifier and model.model_.n_outputs == 1
-    if binary:
-        table["p after"] = sigmoid(margin)
     start = {"round": "start", "leaf value": np.nan, "margin after": values["base_margin"]}
-    if binary:
-        start["p after"] = sigmoid(values["base_margin"])
+    linked = fitted.n_outputs == 1 and fitted.loss.link not in _NO_LINK
+    column = "p after" if fitted.loss.link in ("logit", "half logit") else "prediction after"
+    if linked:
+        table[column] = fitted.link(margin)
+        start[column] = float(fitted.link(np.asarray([values["base_margin"]]))[0])
     table = pd.concat([pd.DataFrame([start]), table], ignore_index=True)
-    numbers = ["leaf value", "margin after"] + (["p after"] if "p after" in table else [])
+    numbers = ["leaf value", "margin after"] + ([column] if linked else [])
     table[numbers] = table[numbers].astype(float).round(4) + 0.0  # + 0.0: never "-0.0"
     return table.astype(object).where(table.notna(), "")
+
+
+# the links whose prediction is the margin itself: no column of their own
+_NO_LINK = ("identity", "score", "mean of trees", "logitraw")
 
 
 def _numbered_tree(model, i):

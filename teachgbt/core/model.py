@@ -315,7 +315,10 @@ class Model:
         ``owner`` names who expects the model's features in the error for a wrong count."""
         trees = self.trees
         X = encode_categories(X, self.categories)  # category columns as their codes
-        X, names = check_X(X, what, routing.input_dtype(trees), routing.takes_beyond_float32(trees))
+        # the libraries that predict values beyond float32 predict ±inf too (scikit-learn's
+        # GradientBoosting and forests refuse both)
+        wide = routing.takes_beyond_float32(trees)
+        X, names = check_X(X, what, routing.input_dtype(trees), wide, allow_inf=wide)
         if X.shape[1] != self.n_features:
             raise ValueError(
                 f"{what} has {X.shape[1]} features, but {owner} is expecting "

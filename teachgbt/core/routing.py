@@ -129,6 +129,11 @@ def prepare(X, rule, missing=np.nan, zero_missing=()):
         out = np.ascontiguousarray(X, dtype=r.dtype)
     if not np.isnan(missing):
         out = np.where(out == r.dtype(missing), r.dtype(np.nan), out)
+    if r.op == "≤" and r.dtype == np.float64 and np.isposinf(out).any():
+        # x = +inf: x ≤ t holds only for t = +inf (HistGradientBoosting splits NaN off with
+        # x ≤ inf), and x < nextafter(t) cannot say so; the largest float does, for every
+        # threshold but the largest float itself
+        out = np.where(np.isposinf(out), np.finfo(np.float64).max, out)
     if r.zero_band and (np.abs(out[~np.isnan(out)]) <= LIGHTGBM_ZERO).any():
         out = np.where(np.abs(out) <= LIGHTGBM_ZERO, r.dtype(0), out)
     if len(zero_missing):

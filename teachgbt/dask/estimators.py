@@ -26,6 +26,8 @@ DEFAULT_TIMEOUT = 600.0
 
 # what the cluster grows: XGBoost's algorithm with the histogram split finder
 _FIXED = {"algorithm": "xgboost", "tree_method": "hist"}
+# the objectives the cluster trains (their base score is a weighted mean or class shares)
+_DASK_OBJECTIVES = (None, "reg:squarederror", "binary:logistic", "multi:softprob")
 
 
 class _DaskBoosting:
@@ -70,6 +72,12 @@ class _DaskBoosting:
             raise ValueError(f"timeout must be a number of seconds > 0; got {self.timeout!r}")
         if y is None:
             raise ValueError(f"{type(self).__name__}.fit needs y")
+        if self.objective not in _DASK_OBJECTIVES:
+            raise ValueError(
+                f"objective={self.objective!r}: the Dask trainer estimates base_score as a mean "
+                "and refreshes no leaf, so it trains only reg:squarederror, binary:logistic "
+                "and multi:softprob; train other objectives with BoostingRegressor/Classifier"
+            )
         if params.enable_categorical:  # partitions hold numbers (inputs.partitions)
             raise ValueError(
                 "enable_categorical=True: categories are not split into sets on a Dask "

@@ -93,7 +93,8 @@ class ClusterRows:
 
     def base_score(self, algorithm):
         """XGBoost's estimate, from the survey's sums: the weighted mean of y, the weighted
-        share of the second class, or the K classes' priors."""
+        share of the second class, or the K classes' priors, each through the loss's own
+        estimate (which keeps a share off 0 and 1)."""
         total, classes, loss = self._total, self.classes, algorithm.loss
         if classes is not None and len(classes) >= 3:
             w = np.array([total.label_weights[c] for c in classes.tolist()])
@@ -101,8 +102,10 @@ class ClusterRows:
         if total.sum_w <= 0:
             raise ValueError("sample_weight adds up to 0: there is nothing to fit")
         if classes is not None:  # two classes: the weighted share of the second
-            return total.label_weights[classes.tolist()[1]] / total.sum_w
-        return total.sum_wy / total.sum_w
+            mean = total.label_weights[classes.tolist()[1]] / total.sum_w
+        else:
+            mean = total.sum_wy / total.sum_w
+        return loss.default_base_score(np.array([mean]))  # the mean of one number is itself
 
     def start(self, model, algorithm):
         """One shard per worker, of the partitions it holds: the rows stay where they are."""

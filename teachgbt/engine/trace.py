@@ -20,6 +20,8 @@ import hashlib
 import numpy as np
 import pandas as pd
 
+from ..core.losses import sigmoid
+
 __all__ = ["Trace", "INSTANCE_COLUMNS"]
 
 INSTANCE_COLUMNS = ["y", "margin", "prob", "g", "h", "leaf"]
@@ -142,7 +144,15 @@ class Trace:
                 self._margins[j] = m
         return m
 
+    @property
+    def _has_prob(self):
+        """Whether the margins mean probabilities: binary:hinge's margin is a score whose
+        sign is the class, with no probability behind it."""
+        return self.is_classifier and self._model.loss.link != "hinge"
+
     def _prob(self, margin):
+        if self._model.loss.link == "logitraw":  # log-odds; XGBoost only omits σ in predict
+            return sigmoid(np.asarray(margin, dtype=np.float64))
         return self._model.link(margin)
 
     # ----------------------------------------------------------- tables
@@ -158,7 +168,7 @@ class Trace:
         classes, for class ``class_``: its margin, its softmax probability, [y = class_] − p."""
         self._check_X()
         c = self._check_class(class_)
-        clf = self.is_classifier
+        clf = self._has_prob
         y = self._target(c)
         cols = {}
         prev = self._margin(0).astype(np.float64)
@@ -194,7 +204,7 @@ class Trace:
             {
                 "y": self._target(k),
                 "margin": self._column(m, k),
-                "prob": self._column(self._prob(m), k) if self.is_classifier else np.nan,
+                "prob": self._column(self._prob(m), k) if self._has_prob else np.nan,
                 "g": np.asarray(stats["g"], dtype=np.float64),
                 "h": np.asarray(
                     stats["h_leaf"] if stats.get("h_leaf") is not None else stats["h"],
@@ -203,7 +213,7 @@ class Trace:
                 "leaf": self._leaf(t, k),
             }
         )
-        if not self.is_classifier:
+        if not self._has_prob:
             df = df.drop(columns="prob")
         return df
 

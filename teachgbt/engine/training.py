@@ -24,7 +24,7 @@ import dataclasses
 import numbers
 from dataclasses import dataclass
 
-from ..core.losses import get_loss
+from ..core.losses import TRAINABLE, get_loss
 from ..core.model import FITTED_HERE, Model
 from ..utils import check_finite_params, check_nonneg
 from .boosting import (
@@ -51,7 +51,6 @@ __all__ = [
 
 # the algorithms by name; the tree methods are ``boosting.TREE_METHODS``
 ALGORITHMS = {"xgboost": XGBoostAlgorithm, "gbdt": GBDTAlgorithm}
-_EDGE_PROBABILITY = 1e-6  # an estimated base_score is kept this far from 0 and 1
 
 
 @dataclass(frozen=True)
@@ -70,10 +69,13 @@ class TrainParams:
     reg_alpha: float = 0.0
     gamma: float = 0.0
     min_child_weight: float | None = None
-    max_delta_step: float = 0.0
+    max_delta_step: float | None = None
     pruning: str | None = None
     base_score: object = None
     objective: object = None
+    huber_slope: float = 1.0
+    quantile_alpha: float | None = None
+    tweedie_variance_power: float = 1.5
     max_bin: int = 256
     subsample: float = 1.0
     colsample_bytree: float = 1.0
@@ -121,6 +123,7 @@ class TrainParams:
         if lr is not None and (not isinstance(lr, numbers.Real) or not lr > 0):
             raise ValueError(f"learning_rate must be > 0; got {lr!r}")
         check_finite_params({"learning_rate": lr, "base_score": self.base_score})
+        check_finite_params({"huber_slope": self.huber_slope})
         md, ml = self.max_depth, self.max_leaves
         if md is not None and (not _whole(md) or md < 0):
             raise ValueError(
@@ -163,9 +166,20 @@ class TrainParams:
                 f"algorithm={self.algorithm!r}); use those, or one-hot encode the categories"
             )
 
-    def grow_params(self):
-        """The GrowParams trees are grown with: every None resolved to its default."""
+    def objective_params(self):
+        """The objective's own parameters, by XGBoost's names (``get_loss`` takes them)."""
+        return dict(
+            huber_slope=self.huber_slope,
+            quantile_alpha=self.quantile_alpha,
+            tweedie_variance_power=self.tweedie_variance_power,
+            max_delta_step=self.max_delta_step,
+        )
+
+    def grow_params(self, loss=None):
+        """The GrowParams trees are grown with: every None resolved to its default (an
+        unset ``max_delta_step`` to the one ``loss`` implies: 0.7 for count:poisson)."""
         gbdt = self.algorithm == "gbdt"
+        implied = 0.0 if loss is None else loss.default_max_delta_step
         return GrowParams(
             max_depth=0 if self.max_depth is None else int(self.max_depth),
             max_leaves=int(self.max_leaves or 0),
@@ -173,7 +187,7 @@ class TrainParams:
             reg_alpha=float(self.reg_alpha or 0.0),
             gamma=float(self.gamma or 0.0),
             min_child_weight=float(_default(self.min_child_weight, 0.0 if gbdt else 1.0)),
-            max_delta_step=float(self.max_delta_step or 0.0),
+            max_delta_step=float(_default(self.max_delta_step, implied)),
             learning_rate=float(_default(self.learning_rate, 0.1 if gbdt else 0.3)),
             pruning=self.pruning or ("pre" if self.tree_method == "hist" else "post"),
             float32=not gbdt,
@@ -190,10 +204,12 @@ def _default(value, default):
     return default if value is None else value
 
 
-def make_loss(objective, classes):
-    """The loss of ``objective`` for a classifier of ``classes`` (None: a regressor)."""
+def make_loss(objective, classes, **objective_params):
+    """The loss of ``objective`` for a classifier of ``classes`` (None: a regressor), with
+    its parameters (``TrainParams.objective_params``)."""
     is_classifier = classes is not None
-    loss = get_loss(objective, is_classifier, 0 if classes is None else len(classes))
+    n_classes = 0 if classes is None else len(classes)
+    loss = get_loss(objective, is_classifier, n_classes, **objective_params)
     if is_classifier and not loss.is_classification and isinstance(objective, str):
         raise ValueError(f"objective={objective!r} is not a classification objective")
     return loss
@@ -201,8 +217,8 @@ def make_loss(objective, classes):
 
 def _algorithm(params, loss, is_classifier):
     if params.algorithm == "gbdt":
-        return GBDTAlgorithm(loss, params.grow_params(), is_classifier=is_classifier)
-    return XGBoostAlgorithm(loss, params.grow_params())
+        return GBDTAlgorithm(loss, params.grow_params(loss), is_classifier=is_classifier)
+    return XGBoostAlgorithm(loss, params.grow_params(loss))
 
 
 def _model(
@@ -335,17 +351,20 @@ def boost(
     """
     params = TrainParams.of(params)
     params.check_categorical(categories)
-    loss = make_loss(params.objective, classes)
+    loss = make_loss(params.objective, classes, **params.objective_params())
+    if not loss.trainable:
+        raise ValueError(
+            f"objective={loss.name!r} is one teachgbt reads in imported models, not one it "
+            f"trains with; train with one of {', '.join(TRAINABLE)}"
+        )
     algorithm = _algorithm(params, loss, classes is not None)
     if params.early_stopping_rounds is not None and not evals:
         raise ValueError(
             "early_stopping_rounds needs an eval_set to watch; pass "
             "fit(..., eval_set=[(X_val, y_val)])"
         )
-    if params.base_score is None:  # XGBoost's estimate: the weighted mean of y
+    if params.base_score is None:  # XGBoost's estimate (the weighted mean of y, mostly)
         base_score = rows.base_score(algorithm)
-        if loss.is_classification and loss.n_outputs == 1:
-            base_score = min(max(base_score, _EDGE_PROBABILITY), 1 - _EDGE_PROBABILITY)
     else:
         base_score = loss.check_base_score(params.base_score)
     d = rows.n_features
@@ -401,9 +420,9 @@ def model_from_trees(
     effective parameters and margin precision ``train`` would give them. ``base_score``
     None starts the margin at 0; ``categories``: the categorical features' categories."""
     params = TrainParams.of(params)
-    loss = make_loss(params.objective, classes)
-    if base_score is None:  # the base score whose margin is 0
-        base_score = 0.5 if loss.n_outputs == 1 and loss.is_classification else 0.0
+    loss = make_loss(params.objective, classes, **params.objective_params())
+    if base_score is None:  # the base score whose margin is 0 (0.5 for log-odds, 1 for log)
+        base_score = float(loss.transform(0.0)) if loss.n_outputs == 1 else 0.0
     base_score = loss.check_base_score(base_score)
     algorithm = _algorithm(params, loss, classes is not None)
     model = _model(

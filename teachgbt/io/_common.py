@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.losses import get_loss
 from ..core.model import round_and_class
 from ..core.tree import Tree
 from ..estimators import BoostingClassifier, BoostingRegressor
@@ -28,6 +29,7 @@ __all__ = [
     "build",
     "library_margin",
     "make_tree",
+    "start_scores",
     "multiclass_order",
     "unknown_count",
 ]
@@ -57,6 +59,20 @@ class Imported:
     tree_class: list = field(default_factory=list)  # the class of each tree (0 unless K ≥ 3)
     notes: list = field(default_factory=list)  # assumptions and what could not be recovered
     categories: dict = field(default_factory=dict)  # feature -> the names of its codes
+    # the library's own margin is this multiple of teachgbt's (LightGBM's rf sums its trees
+    # in raw_score and pred_contrib, where its prediction averages them)
+    library_margin_scale: float = 1.0
+
+
+def start_scores(objective, margins, is_classifier, objective_params=None):
+    """The base score of a model whose trees start from ``margins`` (one per output): in
+    the space the objective stores it (its prediction: σ(margin), e^margin, ...), or the
+    margins themselves for K outputs."""
+    margins = [float(m) for m in margins]
+    if len(margins) > 1:
+        return margins
+    loss = get_loss(objective, is_classifier, 2, **(objective_params or {}))
+    return float(loss.transform(margins[0]))
 
 
 def multiclass_order(library, n_trees, n_classes, tree_class=None):

@@ -32,7 +32,6 @@ import warnings
 import numpy as np
 
 from ..core import check_imported_tree
-from ..core.losses import sigmoid
 from ._categories import lightgbm_category_names, lightgbm_set_lines, lightgbm_sets
 from ._common import (
     ImportAssumptionWarning,
@@ -40,6 +39,7 @@ from ._common import (
     library_margin,
     make_tree,
     multiclass_order,
+    start_scores,
 )
 from ._validate import check_model_counts
 
@@ -50,11 +50,6 @@ _PARAM_NAMES = {
     "learning_rate": "learning_rate",
     "reg_lambda": "lambda_l2",
     "gamma": "min_gain_to_split",
-}
-_OBJECTIVE = {
-    "binary": "binary:logistic",
-    "regression": "reg:squarederror",
-    "multiclass": "multi:softprob",
 }
 _MISSING_NONE, _MISSING_ZERO, _MISSING_NAN = 0, 1, 2
 _SPLIT_KEYS = (
@@ -147,7 +142,10 @@ def _tree(t, k, p, n_features, names, bias, zero_missing):
     if L < 1:
         raise ValueError(f"tree {k}: num_leaves={L}")
     if int(t.get("is_linear", "0") or 0):
-        raise ValueError(f"tree {k} is a linear tree (linear_tree=true): not supported")
+        raise ValueError(
+            f"tree {k} is a linear tree (linear_tree=true): its leaves hold linear models of "
+            "the features, not one number each, so it is not a tree of teachgbt's kind"
+        )
     leaf_value = _numbers(t, "leaf_value", k, n=L) - bias
     lr, lam = p["learning_rate"], p["reg_lambda"]
     n_int = L - 1
@@ -288,50 +286,179 @@ def _initial_score(first, p, lp):
     return float(_numbers(first, key, 0)[0])
 
 
+# LightGBM's objective -> (teachgbt's objective, its parameters: (LightGBM name, teachgbt name))
+_OBJECTIVES = {
+    "regression": ("reg:squarederror", ()),
+    "regression_l1": ("reg:absoluteerror", ()),
+    "huber": ("lightgbm:huber", ()),
+    "fair": ("lightgbm:fair", ()),
+    "poisson": ("count:poisson", ()),
+    "quantile": ("reg:quantileerror", (("alpha", "quantile_alpha"),)),
+    "mape": ("lightgbm:mape", ()),
+    "gamma": ("reg:gamma", ()),
+    "tweedie": ("reg:tweedie", (("tweedie_variance_power", "tweedie_variance_power"),)),
+    "binary": ("binary:logistic", ()),
+    "cross_entropy": ("lightgbm:cross_entropy", ()),
+    "cross_entropy_lambda": ("lightgbm:cross_entropy_lambda", ()),
+    "multiclass": ("multi:softprob", ()),
+    "multiclassova": ("lightgbm:multiclassova", ()),
+    "lambdarank": ("lightgbm:lambdarank", ()),
+    "rank_xendcg": ("lightgbm:rank_xendcg", ()),
+}
+_ALIASES = {"softmax": "multiclass", "multiclass_ova": "multiclassova", "ova": "multiclassova",
+            "ovr": "multiclassova", "xendcg": "rank_xendcg"}  # fmt: skip
+_CLASSIFIERS = ("binary", "multiclass", "multiclassova")
+# the objectives whose first-tree root value is the initial score itself (Σg = 0 there)
+# and whose leaves are −G/(H+λ): elsewhere G cannot be recovered from the leaves
+_NEWTON_AT_INIT = ("regression", "poisson", "gamma", "tweedie", "binary", "cross_entropy",
+                   "multiclass", "multiclassova", "lambdarank", "rank_xendcg")  # fmt: skip
+_OBJECTIVE_NOTES = {
+    "regression_l1": "regression_l1: LightGBM refreshed each leaf to the median of its rows' "
+    "residuals after growing the tree",
+    "quantile": "quantile: LightGBM refreshed each leaf to the α-quantile of its rows' "
+    "residuals after growing the tree",
+    "mape": "mape: LightGBM refreshed each leaf to a weighted median of its rows' residuals "
+    "(weights 1/|y|)",
+    "cross_entropy_lambda": "cross_entropy_lambda: predict is log(1 + e^margin)",
+    "multiclassova": "multiclassova: one sigmoid per class, p_k = σ(margin_k); the K "
+    "probabilities need not sum to 1 (LightGBM does not normalise them)",
+}
+_RANKING_NOTE = (
+    "{name}: a ranking model; the margins are scores whose order within a query is the "
+    "ranking. Its g and h came from pairs of rows within a query, not from one row's "
+    "label, so they are not shown"
+)
+
+
+def _objective(header, lp, K, classes):
+    """(LightGBM's objective name, teachgbt's objective, its parameters, is a classifier,
+    notes) from the ``objective=`` line and the parameters section; refusals say why."""
+    words = header["objective"].split()
+    name = _ALIASES.get(words[0], words[0]) if words else ""
+    said = header["objective"]
+    if name not in _OBJECTIVES:
+        why = {
+            "custom": "trained with a Python objective function, whose link teachgbt cannot know",
+            "none": "trained with a Python objective function, whose link teachgbt cannot know",
+        }.get(name, f"teachgbt imports {', '.join(_OBJECTIVES)}")
+        raise ValueError(f"this LightGBM model's objective is {said!r}: {why}")
+    if name == "regression" and len(words) > 1:
+        raise ValueError(
+            f"this LightGBM model's objective is {said!r}: it trained on √y and predicts "
+            "sign(margin)·margin²; teachgbt imports regression without sqrt"
+        )
+    sigmoid_words = [w for w in words if w.startswith("sigmoid:")]
+    if sigmoid_words and float(sigmoid_words[0].split(":")[1]) != 1.0:
+        raise ValueError(
+            f"this LightGBM model's objective is {said!r}: its probabilities are "
+            "σ(sigmoid·margin); teachgbt imports sigmoid:1"
+        )
+    multi = name in ("multiclass", "multiclassova")
+    stated = [int(w.split(":")[1]) for w in words if w.startswith("num_class:")]
+    if multi and (K < 2 or (stated and stated[0] != K)):
+        raise ValueError(f"this LightGBM {name} model has {K} trees a round: corrupted?")
+    if not multi and K != 1:
+        raise ValueError(f"this LightGBM {name} model has {K} trees a round: not supported")
+    objective, wanted = _OBJECTIVES[name]
+    params = {ours: _float(lp, theirs, None) for theirs, ours in wanted if theirs in lp}
+    notes = [_OBJECTIVE_NOTES[name]] if name in _OBJECTIVE_NOTES else []
+    if objective.endswith(("lambdarank", "rank_xendcg")):
+        notes.append(_RANKING_NOTE.format(name=name))
+    is_clf = name in _CLASSIFIERS or (name == "cross_entropy" and classes is not None)
+    return name, objective, params, is_clf, notes
+
+
+def _booster(header, lp, name, notes):
+    """LightGBM's boosting: "gbdt" (and goss), "dart" or "rf"; its notes."""
+    boosting = {"random_forest": "rf"}.get(lp.get("boosting"), lp.get("boosting", "gbdt"))
+    if "average_output" in header:
+        boosting = "rf"
+    if boosting == "rf":
+        notes.append(
+            "boosting='rf': a forest, not boosting; every tree was grown at the initial score, "
+            "which it holds, and the trees are averaged (each adds its leaf / n, the tree's "
+            "learning rate is 1/n). LightGBM's raw_score and pred_contrib give the sum, n "
+            "times the margin here"
+        )
+    elif boosting == "dart":
+        notes.append(
+            "boosting='dart': the trees were rescaled when others were dropped; the file's "
+            "leaf values are final"
+        )
+    return boosting
+
+
 def read_lightgbm(text, source="model file", classes=None, **given):
     """``Imported`` from a LightGBM model text."""
     header, trees, lp = _sections(text)
     if header.get("version") is None or "objective" not in header:
         raise ValueError("not a complete LightGBM model: its header lacks version or objective")
-    objective = header["objective"].split()
-    name = objective[0] if objective else ""
-    if name in ("multiclassova", "multiclass_ova", "ova", "ovr"):
-        raise ValueError(
-            f"this LightGBM model's objective is {header['objective']!r}: one-vs-all, K "
-            "separate sigmoids whose probabilities do not sum to 1. teachgbt's multiclass "
-            "model is softmax; train with objective='multiclass' to import it"
-        )
     K = int(header.get("num_tree_per_iteration", 1))
-    if name in ("multiclass", "softmax"):
-        stated = [int(o.split(":")[1]) for o in objective if o.startswith("num_class:")]
-        if K < 2 or (stated and stated[0] != K):
-            raise ValueError(f"this LightGBM multiclass model has {K} trees a round: corrupted?")
-        name = "multiclass"
-    if name == "binary" and "sigmoid:1" not in objective:
-        raise ValueError(
-            f"this LightGBM model's objective is {header['objective']!r}; "
-            "teachgbt imports binary with sigmoid:1"
-        )
-    if name not in ("binary", "regression", "multiclass") or (
-        name == "regression" and len(objective) > 1
-    ):
-        raise ValueError(
-            f"this LightGBM model's objective is {header['objective']!r}; teachgbt "
-            "imports 'binary', 'regression' (L2) and 'multiclass' (softmax)"
-        )
-    if "average_output" in header or lp.get("boosting", "gbdt") in ("rf", "random_forest", "dart"):
-        raise ValueError(
-            f"this LightGBM model uses boosting={lp.get('boosting', 'rf')!r}; "
-            "teachgbt imports gbdt (and goss) models"
-        )
-    if K != 1 and name != "multiclass":
-        raise ValueError(f"this LightGBM {name} model has {K} trees a round: not supported")
+    name, objective, objective_params, is_clf, notes = _objective(header, lp, K, classes)
+    boosting = _booster(header, lp, name, notes)
     n_features = int(header.get("max_feature_idx", -1)) + 1
     check_model_counts("LightGBM", n_features, K, len(trees))
     names = header.get("feature_names", "").split() or None
     if names is not None and len(names) != n_features:
         raise ValueError(f"{len(names)} feature names for {n_features} features")
-    notes = []
+    p, l1, mds = _train_params(lp, given, notes)
+    if name not in _NEWTON_AT_INIT or boosting != "gbdt":
+        p["G_recoverable"] = False
+        notes.append(
+            "G is not recoverable: the leaves are not −G/(H+λ) of the stored H "
+            f"({'refreshed or shifted by the initial score' if boosting == 'gbdt' else boosting})"
+        )
+    n_rounds = len(trees) // K
+    if boosting == "rf":
+        bias = [0.0] * K
+        p["learning_rate"] = 1.0
+    else:
+        bias = [_initial_score(t, p, lp) for t in trees[:K]] + [0.0] * (K - len(trees[:K]))
+    zero_missing = _zero_missing_features(trees)
+    out = [
+        _tree(t, k, p, n_features, names, bias[k] if k < K else 0.0, zero_missing)
+        for k, t in enumerate(trees)
+    ]
+    if boosting == "rf" and n_rounds:
+        for tree in out:  # a forest averages: each tree adds its leaf / n
+            tree.value = tree.value / n_rounds
+            tree.learning_rate = 1.0 / n_rounds
+    if K == 2 and name == "multiclass":
+        notes.append("a softmax over two classes: two margins, two trees a round")
+    params = {
+        "objective": objective,
+        **objective_params,
+        "tree_method": "hist",
+        "learning_rate": p["learning_rate"],
+        "reg_lambda": p["reg_lambda"],
+        "gamma": p["gamma"],
+        "reg_alpha": l1,
+        "max_delta_step": max(mds, 0.0),
+        "min_child_weight": _float(lp, "min_sum_hessian_in_leaf", 1e-3),
+        "max_depth": max(int(_float(lp, "max_depth", -1)), 0),
+        "max_leaves": int(_float(lp, "num_leaves", 31)),
+        "pruning": "pre",
+    }
+    return Imported(
+        library="LightGBM",
+        source=source,
+        is_classifier=is_clf,
+        trees=out,
+        base_score=start_scores(objective, bias, is_clf, objective_params),
+        n_features=n_features,
+        params=params,
+        feature_names=names,
+        classes=classes if is_clf else None,
+        tree_class=multiclass_order("LightGBM", len(out), K),
+        notes=notes,
+        categories=lightgbm_category_names(text, header.get("feature_infos", ""), n_features),
+        library_margin_scale=float(n_rounds) if boosting == "rf" and n_rounds else 1.0,
+    )
+
+
+def _train_params(lp, given, notes):
+    """(λ, η, γ as ``p``, lambda_l1, max_delta_step) from the parameters section or the
+    arguments (LightGBM's defaults, with a warning, when the text has neither)."""
     missing = {
         k: v for k, v in _LGB_DEFAULTS.items() if given.get(k) is None and _PARAM_NAMES[k] not in lp
     }
@@ -346,50 +473,14 @@ def read_lightgbm(text, source="model file", classes=None, **given):
             f"this LightGBM model text has no parameters; assumed {said}. weight, G "
             "and gain depend on them. Pass learning_rate=, reg_lambda=, gamma=",
             ImportAssumptionWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
     l1, mds = _float(lp, "lambda_l1", 0), _float(lp, "max_delta_step", 0)
     smooth = _float(lp, "path_smooth", 0)
     p["G_recoverable"] = not (l1 or mds > 0 or smooth)
     if not p["G_recoverable"]:
         notes.append("G is not recoverable: lambda_l1, max_delta_step or path_smooth shaped w*")
-    is_clf = name in ("binary", "multiclass")
-    bias = [_initial_score(t, p, lp) for t in trees[:K]] + [0.0] * (K - len(trees[:K]))
-    zero_missing = _zero_missing_features(trees)
-    out = [
-        _tree(t, k, p, n_features, names, bias[k] if k < K else 0.0, zero_missing)
-        for k, t in enumerate(trees)
-    ]
-    if K == 2:
-        notes.append("a softmax over two classes: two margins, two trees a round")
-    max_depth = int(_float(lp, "max_depth", -1))
-    params = {
-        "objective": _OBJECTIVE[name],
-        "tree_method": "hist",
-        "learning_rate": p["learning_rate"],
-        "reg_lambda": p["reg_lambda"],
-        "gamma": p["gamma"],
-        "reg_alpha": l1,
-        "max_delta_step": max(mds, 0.0),
-        "min_child_weight": _float(lp, "min_sum_hessian_in_leaf", 1e-3),
-        "max_depth": max(max_depth, 0),
-        "max_leaves": int(_float(lp, "num_leaves", 31)),
-        "pruning": "pre",
-    }
-    return Imported(
-        library="LightGBM",
-        source=source,
-        is_classifier=is_clf,
-        trees=out,
-        base_score=bias if K > 1 else float(sigmoid(bias[0])) if is_clf else bias[0],
-        n_features=n_features,
-        params=params,
-        feature_names=names,
-        classes=classes if is_clf else None,
-        tree_class=multiclass_order("LightGBM", len(out), K),
-        notes=notes,
-        categories=lightgbm_category_names(text, header.get("feature_infos", ""), n_features),
-    )
+    return p, l1, mds
 
 
 def lightgbm_source(model, **given):
@@ -402,7 +493,7 @@ def lightgbm_source(model, **given):
         if kind != "lightgbm":
             raise ValueError(f"{os.fspath(model)} is a {kind} model, not a LightGBM model")
         imp = read_lightgbm(text, f"model file {os.fspath(model)}", **given)
-        return imp, _file_margin(text)
+        return imp, _per_tree(_file_margin(text), imp)
     classes = None
     if hasattr(model, "booster_"):  # LGBMClassifier / LGBMRegressor
         if getattr(model, "classes_", None) is not None:
@@ -417,14 +508,18 @@ def lightgbm_source(model, **given):
             f"path of a model .txt; got {type(model).__name__}"
         )
     imp = read_lightgbm(model.model_to_string(), source, classes=classes, **given)
-    return imp, _margin(model)
+    return imp, _per_tree(_margin(model), imp)
 
 
-_CANONICAL_OBJECTIVE = {
-    "binary": "binary sigmoid:1",
-    "regression": "regression",
-    "multiclass": "multiclass num_class:{K}",
-}
+def _per_tree(margin, imp):
+    """LightGBM's margin function on teachgbt's scale: its rf raw scores are sums where
+    its predictions, and teachgbt's margins, average."""
+    scale = imp.library_margin_scale
+    if margin is None or scale == 1.0:
+        return margin
+    return lambda X: np.asarray(margin(X), dtype=np.float64) / scale
+
+
 _INT_KEYS = ("split_feature", "decision_type", "left_child", "right_child", "leaf_count",
              "internal_count")  # fmt: skip
 _FLOAT_KEYS = ("split_gain", "threshold", "leaf_value", "leaf_weight", "internal_weight")
@@ -437,12 +532,12 @@ def _checked_text(text):
     end the process (a crash, not an error) on one that teachgbt's reader accepts."""
     header, trees, _ = _sections(text)
     K = int(header.get("num_tree_per_iteration", 1))
-    name = header["objective"].split()[0]
-    name = "multiclass" if name == "softmax" else name
+    # raw scores do not depend on the objective: any objective of K outputs reads the trees
+    objective = "regression" if K == 1 else f"multiclass num_class:{K}"
     n_features = int(header.get("max_feature_idx", -1)) + 1
     lines = ["tree", "version=v4", f"num_class={K}", f"num_tree_per_iteration={K}",
              "label_index=0", f"max_feature_idx={n_features - 1}",
-             f"objective={_CANONICAL_OBJECTIVE[name].format(K=K)}",
+             f"objective={objective}",
              "feature_names=" + " ".join(f"Column_{j}" for j in range(n_features)),
              "feature_infos=" + " ".join(["none"] * n_features), ""]  # fmt: skip
     for k, t in enumerate(trees):

@@ -97,8 +97,10 @@ def check_xgboost(learner):
     or UBJSON) before the importer reads them."""
     try:
         lmp = learner["learner_model_param"]
-        trees = learner["gradient_booster"]["model"]["trees"]
-    except (KeyError, TypeError):
+        booster = learner["gradient_booster"]
+        # dart keeps its gbtree one level down, beside the trees' weights
+        trees = (booster["gbtree"] if booster.get("name") == "dart" else booster)["model"]["trees"]
+    except (KeyError, TypeError, AttributeError):
         return  # the importer says what is missing
     if not isinstance(trees, list):
         raise ModelFileError("its trees are not a list")

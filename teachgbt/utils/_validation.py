@@ -66,14 +66,16 @@ def text_columns(df):
     return [c for c in df.columns if is_text(df[c])]
 
 
-def check_X(X, what="X", dtype=np.float32, beyond_float32=False):
+def check_X(X, what="X", dtype=np.float32, beyond_float32=False, allow_inf=False):
     """Return (X as a C-ordered ``dtype`` ndarray, feature names or None). Never mutates X.
 
     float32 is the precision teachgbt's trees (and XGBoost's) compare features in;
     models imported from a library that compares float64 values (LightGBM,
     HistGradientBoosting) are given float64 X, which may hold any finite number.
     ``beyond_float32``: finite values too large for float32 become ±inf in float32 X, as
-    XGBoost reads them at prediction (else they are refused, as in training). An input
+    XGBoost reads them at prediction (else they are refused, as in training).
+    ``allow_inf``: ±inf are inputs like any other (a model's library predicts them: they
+    go to the side every threshold sends them), else refused as in training. An input
     that already is a C-ordered array of ``dtype`` is used as it is, without a copy.
     """
     names = None
@@ -158,6 +160,8 @@ def check_X(X, what="X", dtype=np.float32, beyond_float32=False):
     inf = np.isinf(X32)
     if inf.any() and beyond_float32:  # only values that were infinite before the cast
         inf &= infinite()
+    if inf.any() and allow_inf:  # ±inf themselves are inputs; too-large values are not
+        inf &= ~infinite()
     if inf.any():
         i, j = np.argwhere(inf)[0]
         col = names[j] if names else int(j)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...core.format import format_number, format_threshold, split_rule
+from ...core.losses import LINKS
 
 __all__ = [
     "FIELDS",
@@ -23,6 +24,7 @@ __all__ = [
     "node_label",
     "edge_label",
     "legend_lines",
+    "start_lines",
 ]
 
 #: every field a node label can show, in the order they are printed
@@ -142,12 +144,21 @@ def node_label(tree, i, opts):
         lines.extend(_pairs(scores))
     else:
         out = []
+        refreshed = "newton_weight" in tree.extra
         if "weight" in want:
-            out.append(f"w* = {format_number(tree.weight[i], p)}")
+            out.append(f"{'q' if refreshed else 'w*'} = {format_number(tree.weight[i], p)}")
         if "value" in want:
-            out.append(f"η·w* = {format_number(tree.value[i], p)}")
+            out.append(f"{_step_symbol(tree)} = {format_number(tree.value[i], p)}")
         lines.extend(_pairs(out))
+        if refreshed and "weight" in want:  # both numbers: the one used, and Newton's
+            lines.append(f"(−G/(H+λ) = {format_number(tree.extra['newton_weight'][i], p)})")
     return NodeLabel(i, leaf, title, lines, hover)
+
+
+def _step_symbol(tree):
+    """What a leaf adds, in symbols: η·w*; η·q for a refreshed leaf; × dart's weight."""
+    symbol = "η·q" if "newton_weight" in tree.extra else "η·w*"
+    return symbol + ("·d" if "weight_drop" in tree.extra else "")
 
 
 def edge_label(tree, parent, child, opts):
@@ -206,12 +217,18 @@ def legend_lines(tree, opts):
             out.append("gain < 0: a split stays only above a split that is kept (pruned bottom-up)")
     if want & _LEAF_ONLY:
         parts = []
-        if "weight" in want:
+        if "weight" in want and "newton_weight" in tree.extra:
+            parts.append(
+                "q = the leaf refreshed after growing: the quantile of its rows' residuals "
+                "y − ŷ (the model uses it; −G/(H+λ) in brackets)"
+            )
+        elif "weight" in want:
             parts.append("w* = −G/(H+λ)" + (" = Σ residual / (H+λ)" if gbdt else ""))
         if "value" in want:
+            drop = " × d, dart's weight_drop of the tree" if "weight_drop" in tree.extra else ""
             parts.append(
-                f"η·w* = what the leaf adds to the margin (η = "
-                f"{format_number(tree.learning_rate, 6)})"
+                f"{_step_symbol(tree)} = what the leaf adds to the margin (η = "
+                f"{format_number(tree.learning_rate, 6)}{drop})"
             )
         if "proba" in want and opts.proba:
             # σ of one leaf's step is nobody's probability: a row's is σ of its whole margin
@@ -219,6 +236,23 @@ def legend_lines(tree, opts):
         if parts:
             out.append("; ".join(parts))
     return out
+
+
+def start_lines(loss, base_score, base_margin, p):
+    """Round 0 of a one-margin model: its objective and link, base_score in the space the
+    objective stores it, and the margin every row starts from."""
+    head = f"objective {loss.name}: {LINKS[loss.link].formula}"
+    b, m = format_number(base_score, p), format_number(base_margin, p)
+    inverse = {
+        "logit": "logit",
+        "log": "log",
+        "half logit": "½·logit",
+        "softplus": "log(e^x − 1) of",
+    }
+    if loss.link in inverse:
+        what = "a probability" if "logit" in loss.link else "on the prediction's scale"
+        return [head, f"base_score = {b} ({what})", f"margin = {inverse[loss.link]}({b}) = {m}"]
+    return [head, f"base_score = margin = {m}"]
 
 
 def set_legend(tree):

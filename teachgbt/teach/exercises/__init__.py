@@ -27,6 +27,7 @@ import numpy as np
 from ..check import quietly
 from . import (
     _editions,
+    _losses,
     _models,
     _numbers,
     _why,
@@ -50,9 +51,10 @@ LESSONS = {
     11: "multiclass",
     12: "contributions",
     13: "open_any_model",
+    14: "any_loss",
     15: "categories",
 }
-_BUILDERS = {**_numbers.BUILDERS, **_models.BUILDERS}
+_BUILDERS = {**_numbers.BUILDERS, **_models.BUILDERS, **_losses.BUILDERS}
 
 
 @dataclass
