@@ -124,7 +124,7 @@ def test_the_page_carries_the_model_s_own_margins(algorithm):
         np.testing.assert_array_equal(m[:, t, 0], model.trace_.epochs()[f"ep_{t}_pre"])
 
 
-def test_margins_are_sent_for_as_many_rows_as_the_budgets_allow(monkeypatch):
+def test_margins_are_sent_for_as_many_rows_as_the_budget_allows(monkeypatch):
     rng = np.random.default_rng(6)
     X = rng.normal(size=(400, 2))
     model = tg.BoostingRegressor(n_estimators=3, max_depth=2).fit(X, X[:, 0])
@@ -133,12 +133,11 @@ def test_margins_are_sent_for_as_many_rows_as_the_budgets_allow(monkeypatch):
     assert d["rows"]["margin_rows"] == 100  # 100 rows × 4 rounds
     assert any("first 100 of 400 rows" in s for s in d["limits"])
     np.testing.assert_array_equal(_margins(d)[:, 3, 0], model.predict(X[:100]))
-    # rows given (not the training rows): margins_after walks 0 + 1 + 2 + 3 = 6 trees a row
-    monkeypatch.setattr(explore_data, "MARGIN_WORK", 6 * 30)
+    # rows given (not the training rows): the same budget, the model's margins
     d = explore_data.build(model, X + 1.0, X[:, 0])
-    assert d["rows"]["margin_rows"] == 30
+    assert d["rows"]["margin_rows"] == 100
     np.testing.assert_array_equal(
-        _margins(d)[:, 2, 0], model.predict(X[:30] + 1.0, iteration_range=(0, 2))
+        _margins(d)[:, 2, 0], model.predict(X[:100] + 1.0, iteration_range=(0, 2))
     )
 
 

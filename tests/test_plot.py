@@ -11,6 +11,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
+from hist_data import few_values  # noqa: E402
 
 import teachgbt as tg  # noqa: E402
 import teachgbt.show.plot as P  # noqa: E402
@@ -313,3 +314,28 @@ def test_every_plot_draws_for_other_algorithms_and_tree_methods(kw):
                 assert sum(b.get_width() for b in ax.containers[0]) == n_splits
         finally:
             plt.close(fig)
+
+
+def test_plots_diagrams_explanations_and_files_work_on_hist_models(tmp_path):
+    X, y, logit = few_values(seed=16, n=300, d=4, nan=0.1)
+    clf = tg.BoostingClassifier(tree_method="hist", n_estimators=4, max_depth=3)
+    clf.fit(X, y, eval_set=[(X, y)])
+    for ax in (
+        tg.plot.loss_curve(clf),
+        tg.plot.split_scan(clf, 1, 0, int(clf.trees_[0].feature[0])),
+        tg.plot.probabilities(clf),
+        tg.plot.importance(clf),
+        clf.trees_[0].plot(),
+    ):
+        assert ax is not None
+    assert clf.trees_[0].to_dot().startswith("digraph")
+    assert "Gain" in str(tg.explain.split(clf, 1, 0))
+    assert "w*" in str(tg.explain.leaf(clf, 1, int(clf.trees_[0].left[0])))
+    clf.save(tmp_path / "m.json")
+    np.testing.assert_array_equal(
+        tg.load(tmp_path / "m.json").predict_proba(X), clf.predict_proba(X)
+    )
+    x1 = X[:, :1]
+    reg = tg.BoostingRegressor(tree_method="hist", n_estimators=3).fit(x1, np.nan_to_num(logit))
+    assert tg.plot.staircase(reg, x1, np.nan_to_num(logit)) is not None
+    plt.close("all")

@@ -17,8 +17,6 @@ import warnings
 
 import numpy as np
 
-from .boosting import round_step
-
 __all__ = ["EvalSets", "EarlyStopping", "progress_bar"]
 
 
@@ -28,19 +26,17 @@ class EvalSets:
     ``results`` is XGBoost's ``evals_result()``: ``{"validation_k": {metric: [score, ...]}}``.
     """
 
-    def __init__(self, evals, algorithm, base_margin):
+    def __init__(self, evals, model):
         self.evals = evals
-        self.algorithm = algorithm
-        self.loss = algorithm.loss
-        self.margins = [algorithm.initial_margin(base_margin, len(ey)) for _, ey in evals]
+        self.loss = model.loss
+        self.margins = [model.start_margins(len(ey)) for _, ey in evals]
         self.results = {}
 
     def __call__(self, t, model):
-        trees = model.round_trees(t)  # one tree, or one per class
-        for k, (ex, ey) in enumerate(self.evals):
-            self.margins[k] = self.algorithm.add(self.margins[k], round_step(trees, ex))
-            score = self.loss.metric(ey, self.margins[k])
-            self.results.setdefault(f"validation_{k}", {}).setdefault(
+        for j, (ex, ey) in enumerate(self.evals):
+            self.margins[j] = model.next_margins(ex, t, self.margins[j])
+            score = self.loss.metric(ey, self.margins[j])
+            self.results.setdefault(f"validation_{j}", {}).setdefault(
                 self.loss.metric_name, []
             ).append(score)
 

@@ -115,25 +115,27 @@ def _left_lines(lines):
     return f'"{body}"'
 
 
-def model_to_dot(trees, rounds, round0_text, opts, paths=None, titles=None, look=Look()):
-    """DOT text of a model: a round-0 box, then each chosen round's tree in its own cluster."""
+def model_to_dot(trees, numbers, round0_text, opts, paths=None, titles=None, look=Look()):
+    """DOT text of a model: a round-0 box, then each chosen tree in its own cluster;
+    ``numbers``: the trees' numbers (1-based, counting every tree), which key ``paths``
+    and ``titles``."""
     paths = paths or {}
     c = look.colours
     lines = _header("Model", look)
     lines.append(f'round0 [label={quote(round0_text)}, fillcolor="{c["round0"]}"] ;')
-    for k, tree in zip(rounds, trees):
-        lines.append(f"subgraph cluster_{k} {{")
-        title = titles[k] if titles else f"round {k}"
+    for i, tree in zip(numbers, trees):
+        lines.append(f"subgraph cluster_{i} {{")
+        title = titles[i] if titles else f"tree {i}"
         text = "" if look.plain else f' fontcolor="{c["text"]}" ;'
         frame = f'style="rounded" ; color="{c["cluster"]}" ;{text}'
         lines.append(f'label={quote(title)} ; labelloc="t" ; {frame}')
-        lines.extend(_tree_body(tree, opts, f"t{k}_", paths.get(k), look))
+        lines.extend(_tree_body(tree, opts, f"t{i}_", paths.get(i), look))
         lines.append("}")
-    # invisible edges from the deepest node above stack the rounds top to bottom
+    # invisible edges from the deepest node above stack the trees top to bottom
     prev = "round0"
-    for k, tree in zip(rounds, trees):
-        lines.append(f"{prev} -> t{k}_0 [style=invis] ;")
-        prev = f"t{k}_{int(tree.depth.argmax())}"
+    for i, tree in zip(numbers, trees):
+        lines.append(f"{prev} -> t{i}_0 [style=invis] ;")
+        prev = f"t{i}_{int(tree.depth.argmax())}"
     legend = legend_lines(trees[0], opts) if (opts.legend and trees) else []
     if legend:
         lines.append(f"label={_left_lines(legend)} ;")

@@ -3,7 +3,7 @@
 The page computes nothing it could get wrong: every number with a formula behind it
 comes from here — the trees' n, G, H, w*, gain and loss_chg, the formula text of
 ``tg.explain``, the trace's g and h, the candidate splits of ``trace_.splits``, and every
-row's margin after each round (``Model.margins_after``, in the model's own precision).
+row's margin after each round (``Model.running_margins``, in the model's own precision).
 The page only applies the link (σ or softmax) to show a probability, and counts the
 rows it draws in a node's chart.
 
@@ -32,21 +32,18 @@ from ...core.format import (
     format_threshold,
     split_rule,
 )
-from ...core.tree import as_float32_matrix
-from ...utils import check_is_fitted, encode_categories
+from ...utils import check_is_fitted
 
 __all__ = [
     "build",
     "MAX_X_VALUES",
     "MAX_MARGIN_VALUES",
-    "MARGIN_WORK",
     "SMALL_TREE_NODES",
     "SPLIT_TABLE_COST",
 ]
 
 MAX_X_VALUES = 300_000  # feature values sent for the rows, at most
 MAX_MARGIN_VALUES = 300_000  # running margins sent (rows × (rounds + 1) × K), at most
-MARGIN_WORK = 8_000_000  # rows × trees walked for the running margins of rows given, at most
 SMALL_TREE_NODES = 31  # candidate splits are sent for trees of at most this many nodes (depth 4)
 SPLIT_TABLE_COST = 2_000_000  # training rows × candidate tables, at most (each one rescans)
 
@@ -123,9 +120,9 @@ def _feature_matrix(model, X):
         if missing:
             raise ValueError(f"X lacks the model's feature columns {missing}")
         X = X[list(names)]
-    X = encode_categories(X, model.model_.categories)  # category columns as the trees' codes
-    # in the precision the model's trees compare (float64 for LightGBM, HistGradientBoosting)
-    return as_float32_matrix(X, model.n_features_in_, dtype=routing.input_dtype(model.trees_))
+    # validated as the model validates X: category columns as the trees' codes, in the
+    # precision its trees compare (float64 for LightGBM, HistGradientBoosting)
+    return model.model_.check_X(X, owner=type(model).__name__)[0]
 
 
 def _same_data(a, b):
@@ -477,7 +474,7 @@ def _rows(model, given, leaves, table_rows, limits):
             f"Feature values are not included ({n} rows × {X32.shape[1]} features); "
             "paths are still shown, the charts in the nodes are not."
         )
-    rows.update(_running_margins(fitted, X32, given.use_trace, limits))
+    rows.update(_running_margins(fitted, X32, limits))
     if given.use_trace:
         _add_gradients(fitted.trace, rows, fitted.n_rounds, fitted.n_outputs)
     if rows["table_rows"] < n:
@@ -489,21 +486,15 @@ def _rows(model, given, leaves, table_rows, limits):
     return rows
 
 
-def _running_margins(fitted, X32, training, limits):
+def _running_margins(fitted, X32, limits):
     """Each row's margins after rounds 0..T, packed (rows, T + 1, K), for as many rows as
-    the budgets allow: the training rows' from the trace (which sums them round by round,
-    as training did), any other rows' from ``Model.margins_after`` (which walks every tree
-    of the first t rounds for each t, hence ``MARGIN_WORK``). Both in the model's own
-    precision: the page adds nothing up itself."""
+    ``MAX_MARGIN_VALUES`` allows: ``Model.running_margins``, round by round in the model's
+    own precision and order, so the page adds nothing up itself."""
     T, K, n = fitted.n_rounds, fitted.n_outputs, len(X32)
     m = min(n, MAX_MARGIN_VALUES // ((T + 1) * K))
-    if not training:
-        walks = max(1, len(fitted.trees) * (T + 1) // 2)  # trees margins_after walks in all
-        m = min(m, max(1, MARGIN_WORK // walks))
     out = np.empty((m, T + 1, K))
-    for t in range(T + 1):
-        margin = fitted.trace.margin(t)[:m] if training else fitted.margins_after(X32[:m], t)
-        out[:, t, :] = np.asarray(margin).reshape(m, K)
+    for t, margins in fitted.running_margins(X32[:m], (0, T)):
+        out[:, t, :] = np.asarray(margins, dtype=np.float64).reshape(m, K)
     if m < n:
         limits.append(
             f"Running margins are included for the first {m} of {n} rows; for any other, "

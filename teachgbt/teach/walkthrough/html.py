@@ -185,11 +185,11 @@ def _start_html(w):
 
 def _epoch_html(w, e):
     """One epoch: (A) residuals, (B) the tree, (C) leaf outputs, (D) the update."""
-    k, clf = e.k, w.classifier
-    prev = f"F{k - 1}"
+    t, clf = e.t, w.classifier
+    prev = f"F{t - 1}"
     lam = w.model.params_.reg_lambda
     nu = fmt(w.model.params_.learning_rate)
-    out = [f'<section class="tg-epoch" id="tg-epoch-{k}"><h3>Epoch {k}</h3>']
+    out = [f'<section class="tg-epoch" id="tg-epoch-{t}"><h3>Epoch {t}</h3>']
     if clf:
         out += [
             "<h4>(A) Residuals: observed − predicted probability</h4>",
@@ -199,17 +199,17 @@ def _epoch_html(w, e):
                 "the log(odds): dL/dF = p − y."
             ),
         ]
-        cols = [w.target, f"ep_{k - 1}_prob", f"ep_{k}_residual"]
+        cols = [w.target, f"ep_{t - 1}_prob", f"ep_{t}_residual"]
     else:
         out += [
             "<h4>(A) Residuals: observed − predicted</h4>",
             _formula(f"residual = y − {prev}(x)"),
             _p("The residual is minus the derivative of the squared error ½(y − F)² in F."),
         ]
-        cols = [w.target, f"ep_{k - 1}_pre", f"ep_{k}_residual"]
+        cols = [w.target, f"ep_{t - 1}_pre", f"ep_{t}_residual"]
     out.append(_table(e.residuals[cols], "tg-new"))
     out += [
-        f"<h4>(B) A regression tree f{k}(x) fitted to ep_{k}_residual</h4>",
+        f"<h4>(B) A regression tree f{t}(x) fitted to ep_{t}_residual</h4>",
         _p(
             "Squared error of the residuals decides the splits; the legend under the tree "
             "says what each number in it is."
@@ -234,9 +234,9 @@ def _epoch_html(w, e):
         ]
     leaves = e.leaves.drop(columns=["formula"]).assign(formula=e.leaves["formula"])
     out.append(_table(leaves.set_index("leaf"), "tg-leaves"))
-    update = f"F{k}(x) = {prev}(x) + η · f{k}(x),  η = {nu}"
+    update = f"F{t}(x) = {prev}(x) + η · f{t}(x),  η = {nu}"
     if clf:
-        update += f";  p = sigmoid(F{k})"
+        update += f";  p = sigmoid(F{t})"
     out += [
         "<h4>(D) Update the model</h4>",
         _formula(update),
@@ -244,10 +244,10 @@ def _epoch_html(w, e):
     ]
     r0, label = e.update.iloc[0], e.update.index[0]
     example = (
-        f"e.g. row {label}: {fmt(r0[f'ep_{k - 1}_pre'])} + {nu} × "
-        f"{fmt(r0[f'ep_{k}_leaf_output'])} = {fmt(r0[f'ep_{k}_pre'])}"
+        f"e.g. row {label}: {fmt(r0[f'ep_{t - 1}_pre'])} + {nu} × "
+        f"{fmt(r0[f'ep_{t}_leaf_output'])} = {fmt(r0[f'ep_{t}_pre'])}"
     )
     if clf:
-        example += f", p = sigmoid({fmt(r0[f'ep_{k}_pre'])}) = {fmt(r0[f'ep_{k}_prob'])}"
+        example += f", p = sigmoid({fmt(r0[f'ep_{t}_pre'])}) = {fmt(r0[f'ep_{t}_prob'])}"
     out += [_p(example, "tg-note"), "</section>"]
     return out
