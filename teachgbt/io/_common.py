@@ -11,12 +11,14 @@ tree's class and ``base_score`` holds the K starting margins.
 
 from __future__ import annotations
 
+import importlib
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..core.losses import get_loss
+from ..core.model import round_and_class
 from ..core.tree import Tree
 from ..estimators import BoostingClassifier, BoostingRegressor
 from ._categories import set_probes
@@ -25,6 +27,7 @@ __all__ = [
     "Imported",
     "ImportAssumptionWarning",
     "build",
+    "library_margin",
     "make_tree",
     "start_scores",
     "multiclass_order",
@@ -74,7 +77,8 @@ def start_scores(objective, margins, is_classifier, objective_params=None):
 
 def multiclass_order(library, n_trees, n_classes, tree_class=None):
     """The class of each tree of a K-class model whose trees go round by round, one per
-    class (tree i is class i mod K); ``tree_class``, when the file states it, must agree.
+    class (XGBoost's order, ``core.model.round_and_class``); ``tree_class``, when the file
+    states it, must agree.
     A model with one margin (regression, a sigmoid over two classes) has every tree in
     class 0."""
     if n_classes < 2:
@@ -84,7 +88,7 @@ def multiclass_order(library, n_trees, n_classes, tree_class=None):
             f"this {library} model has {n_trees} trees for {n_classes} classes: not whole "
             "rounds of one tree per class"
         )
-    expected = [i % n_classes for i in range(n_trees)]
+    expected = [round_and_class(i, n_classes)[1] for i in range(1, n_trees + 1)]
     if tree_class is not None and [int(k) for k in tree_class] != expected:
         raise ValueError(
             f"this {library} model's trees are not round by round, one per class "
@@ -193,6 +197,27 @@ def build(imp):
     )
     model.import_notes_ = list(imp.notes)
     return model
+
+
+def library_margin(library, module, read, margin):
+    """The library's own margins for a model file teachgbt has read, to check the import
+    against: ``margin(read(lib))`` with ``lib`` the library's module (``module``), or None
+    when it is not installed. When the library cannot read the file, a warning says why
+    and None is returned: teachgbt read the file; the check against the library is extra."""
+    try:
+        lib = importlib.import_module(module)
+    except ImportError:
+        return None
+    try:
+        booster = read(lib)
+    except Exception as e:
+        warnings.warn(
+            f"{library} could not read this model file to check the import ({e})",
+            ImportAssumptionWarning,
+            stacklevel=5,
+        )
+        return None
+    return margin(booster)
 
 
 def warn_assumed(library, assumed, depends, how):

@@ -36,6 +36,7 @@ from ._categories import lightgbm_category_names, lightgbm_set_lines, lightgbm_s
 from ._common import (
     ImportAssumptionWarning,
     Imported,
+    library_margin,
     make_tree,
     multiclass_order,
     start_scores,
@@ -554,20 +555,12 @@ def _checked_text(text):
 def _file_margin(text):
     """LightGBM's margins for a model text teachgbt has read, when LightGBM is installed
     (read from ``_checked_text``, never from the file itself)."""
-    try:
-        import lightgbm
-    except ImportError:
-        return None
-    try:
-        booster = lightgbm.Booster(model_str=_checked_text(text))
-    except Exception as e:  # teachgbt read the file; the check against LightGBM is extra
-        warnings.warn(
-            f"LightGBM could not read this model file to check the import ({e})",
-            ImportAssumptionWarning,
-            stacklevel=4,
-        )
-        return None
-    return _margin(booster)
+    return library_margin(
+        "LightGBM",
+        "lightgbm",
+        lambda lightgbm: lightgbm.Booster(model_str=_checked_text(text)),
+        _margin,
+    )
 
 
 def _margin(booster):

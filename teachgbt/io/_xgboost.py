@@ -27,14 +27,13 @@ from __future__ import annotations
 import json
 import math
 import os
-import warnings
 
 import numpy as np
 
 from ._categories import xgboost_category_names, xgboost_set_splits
 from ._common import (
-    ImportAssumptionWarning,
     Imported,
+    library_margin,
     make_tree,
     multiclass_order,
     unknown_count,
@@ -417,20 +416,12 @@ def _same(a, b):
 
 def _file_margin(path, imp, missing):
     """XGBoost's margins for the model file, when XGBoost is installed (else None)."""
-    try:
-        import xgboost
-    except ImportError:
-        return None
-    try:
-        booster = xgboost.Booster(model_file=os.fspath(path))
-    except Exception as e:  # teachgbt read the file; the check against XGBoost is extra
-        warnings.warn(
-            f"XGBoost could not read this model file to check the import ({e})",
-            ImportAssumptionWarning,
-            stacklevel=4,
-        )
-        return None
-    return _booster_margin(booster, imp, missing)
+    return library_margin(
+        "XGBoost",
+        "xgboost",
+        lambda xgboost: xgboost.Booster(model_file=os.fspath(path)),
+        lambda booster: _booster_margin(booster, imp, missing),
+    )
 
 
 def _booster_margin(booster, imp, missing):

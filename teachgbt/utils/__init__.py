@@ -5,7 +5,8 @@
     _files.py        writes that never clobber (into the path named, whole or not at all),
                      bounded reads, the folder writer, Ctrl-C's record
     _kernels.py      numba or numpy: which compiled kernels run, and from what size
-    _sklearn_base.py scikit-learn's estimator base classes, or stand-ins without it
+    _sklearn_base.py scikit-learn's estimator protocol without importing it; init_taking,
+                     a constructor made from parameters declared elsewhere
     _categories.py   pandas category columns as the codes set splits test, and back
 
 Nothing here imports any other part of teachgbt.
@@ -26,7 +27,7 @@ from ._files import (
     read_bytes,
     write_atomic,
 )
-from ._sklearn_base import BaseEstimator, ClassifierMixin, RegressorMixin
+from ._sklearn_base import BaseEstimator, ClassifierMixin, RegressorMixin, init_taking
 from ._validation import (
     check_eval_set,
     check_finite_params,
@@ -57,6 +58,7 @@ __all__ = [
     "BaseEstimator",
     "ClassifierMixin",
     "RegressorMixin",
+    "init_taking",
     "check_eval_set",
     "check_finite_params",
     "check_instance",
