@@ -137,6 +137,70 @@ def _zero_missing_features(trees):
     return tuple(sorted(out))
 
 
+def _split_columns(t, k, L, names, zero_missing):
+    """The node arrays of a tree with ``L`` ≥ 2 leaves, splits first (LightGBM's split ids),
+    then the leaves: children, features, thresholds, where NaN goes, gains, H and n."""
+    n_int = L - 1
+    c = {key: _numbers(t, key, k, n=L if key.startswith("leaf") else n_int) for key in _SPLIT_KEYS}
+    dt = c["decision_type"].astype(np.int64)
+    feature = c["split_feature"].astype(np.int64)
+    if (dt & 1).any():
+        j = int(feature[np.flatnonzero(dt & 1)[0]])
+        name = names[j] if names and 0 <= j < len(names) else f"Column_{j}"
+        raise ValueError(
+            f"tree {k} has a categorical split on feature {name!r}; teachgbt's trees split "
+            "numbers. One-hot encode it and retrain, or import a model without categorical "
+            "splits"
+        )
+    t_le = c["threshold"]
+    missing = (dt >> 2) & 3
+    default_left = (dt & 2).astype(bool)
+    zero_left = 0.0 <= t_le  # where 0 goes by the comparison
+    # NaN: by the default for missing type NaN; else read as 0 (NumericalDecision), which
+    # goes the default way for type Zero and by 0 ≤ t for type None
+    nan_left = np.where(missing == _MISSING_NONE, zero_left, default_left)
+    # on a zero_missing feature 0 is routed as NaN: a NaN-type split there must send 0
+    # where its comparison does
+    clash = (missing == _MISSING_NAN) & np.isin(feature, zero_missing)
+    clash &= default_left != zero_left
+    if clash.any():
+        i = int(np.flatnonzero(clash)[0])
+        raise ValueError(
+            f"tree {k}, split {i}: feature {int(feature[i])} has 0 as its missing value in "
+            "another split but NaN here, with NaN and 0 going different ways: not supported"
+        )
+
+    def child(v):  # a negative child ~j is leaf j, numbered after the n_int splits
+        v = v.astype(np.int64)
+        return np.where(v < 0, n_int + (~v), v)
+
+    leaves = np.full(L, -1)
+    return dict(
+        left=np.concatenate([child(c["left_child"]), leaves]),
+        right=np.concatenate([child(c["right_child"]), leaves]),
+        feature=np.concatenate([feature, leaves]),
+        threshold=np.concatenate([t_le, np.full(L, np.nan)]),
+        default_left=np.concatenate([nan_left, np.ones(L, bool)]),
+        split_gain=np.concatenate([c["split_gain"], np.full(L, np.nan)]),
+        H=np.concatenate([c["internal_weight"], c["leaf_weight"]]),
+        n=np.concatenate([c["internal_count"], c["leaf_count"]]).astype(np.int64),
+    )
+
+
+def _leaf_columns(t, k):
+    """The node arrays of a single-leaf tree (no split)."""
+    return dict(
+        left=[-1],
+        right=[-1],
+        feature=[-1],
+        threshold=[np.nan],
+        default_left=[True],
+        split_gain=[np.nan],
+        H=_leaf_stat(t, "leaf_weight", k, np.float64),
+        n=_leaf_stat(t, "leaf_count", k, np.int64),
+    )
+
+
 def _tree(t, k, p, n_features, names, bias, zero_missing):
     """One LightGBM tree; ``bias``: the initial score folded into it (0 for later trees);
     ``zero_missing``: the model's features on which 0 is missing."""
@@ -148,67 +212,7 @@ def _tree(t, k, p, n_features, names, bias, zero_missing):
     leaf_value = _numbers(t, "leaf_value", k, n=L) - bias
     lr, lam = p["learning_rate"], p["reg_lambda"]
     n_int = L - 1
-    if L == 1:
-        leaf_weight = _leaf_stat(t, "leaf_weight", k, np.float64)
-        leaf_count = _leaf_stat(t, "leaf_count", k, np.int64)
-        cols = dict(
-            left=[-1],
-            right=[-1],
-            feature=[-1],
-            threshold=[np.nan],
-            default_left=[True],
-            split_gain=[np.nan],
-            H=leaf_weight,
-            n=leaf_count,
-        )
-    else:
-        c = {
-            key: _numbers(t, key, k, n=L if key.startswith("leaf") else n_int)
-            for key in _SPLIT_KEYS
-        }
-        dt = c["decision_type"].astype(np.int64)
-        feature = c["split_feature"].astype(np.int64)
-        if (dt & 1).any():
-            j = int(feature[np.flatnonzero(dt & 1)[0]])
-            name = names[j] if names and 0 <= j < len(names) else f"Column_{j}"
-            raise ValueError(
-                f"tree {k} has a categorical split on feature {name!r}; teachgbt's trees split "
-                "numbers. One-hot encode it and retrain, or import a model without categorical "
-                "splits"
-            )
-        t_le = c["threshold"]
-        missing = (dt >> 2) & 3
-        default_left = (dt & 2).astype(bool)
-        zero_left = 0.0 <= t_le  # where 0 goes by the comparison
-        # NaN: by the default for missing type NaN; else read as 0 (NumericalDecision), which
-        # goes the default way for type Zero and by 0 ≤ t for type None
-        nan_left = np.where(missing == _MISSING_NONE, zero_left, default_left)
-        # on a zero_missing feature 0 is routed as NaN: a NaN-type split there must send 0
-        # where its comparison does
-        clash = (missing == _MISSING_NAN) & np.isin(feature, zero_missing)
-        clash &= default_left != zero_left
-        if clash.any():
-            i = int(np.flatnonzero(clash)[0])
-            raise ValueError(
-                f"tree {k}, split {i}: feature {int(feature[i])} has 0 as its missing value in "
-                "another split but NaN here, with NaN and 0 going different ways: not supported"
-            )
-
-        def child(v):  # a negative child ~j is leaf j, numbered after the n_int splits
-            v = v.astype(np.int64)
-            return np.where(v < 0, n_int + (~v), v)
-
-        leaves = np.full(L, -1)
-        cols = dict(
-            left=np.concatenate([child(c["left_child"]), leaves]),
-            right=np.concatenate([child(c["right_child"]), leaves]),
-            feature=np.concatenate([feature, leaves]),
-            threshold=np.concatenate([t_le, np.full(L, np.nan)]),
-            default_left=np.concatenate([nan_left, np.ones(L, bool)]),
-            split_gain=np.concatenate([c["split_gain"], np.full(L, np.nan)]),
-            H=np.concatenate([c["internal_weight"], c["leaf_weight"]]),
-            n=np.concatenate([c["internal_count"], c["leaf_count"]]).astype(np.int64),
-        )
+    cols = _leaf_columns(t, k) if L == 1 else _split_columns(t, k, L, names, zero_missing)
     left, right = np.asarray(cols["left"]), np.asarray(cols["right"])
     n_nodes = len(left)
     H = np.asarray(cols["H"], dtype=np.float64)
@@ -289,9 +293,9 @@ def _initial_score(first, p, lp):
     return float(_numbers(first, key, 0)[0])
 
 
-def read_lightgbm(text, source="model file", classes=None, **given):
-    """``Imported`` from a LightGBM model text."""
-    header, trees, lp = _sections(text)
+def _objective(header, lp):
+    """(objective name, trees a round) of a model text: binary, regression (L2) or
+    multiclass (softmax) of gbdt/goss boosting; anything else is refused."""
     if header.get("version") is None or "objective" not in header:
         raise ValueError("not a complete LightGBM model: its header lacks version or objective")
     objective = header["objective"].split()
@@ -327,12 +331,12 @@ def read_lightgbm(text, source="model file", classes=None, **given):
         )
     if K != 1 and name != "multiclass":
         raise ValueError(f"this LightGBM {name} model has {K} trees a round: not supported")
-    n_features = int(header.get("max_feature_idx", -1)) + 1
-    check_model_counts("LightGBM", n_features, K, len(trees))
-    names = header.get("feature_names", "").split() or None
-    if names is not None and len(names) != n_features:
-        raise ValueError(f"{len(names)} feature names for {n_features} features")
-    notes = []
+    return name, K
+
+
+def _growth_params(lp, given, notes):
+    """η, λ, γ (the arguments', else the parameters section's, else LightGBM's defaults,
+    with a warning), λ1 and max_delta_step, and whether G can be recovered."""
     missing = {
         k: v for k, v in _LGB_DEFAULTS.items() if given.get(k) is None and _PARAM_NAMES[k] not in lp
     }
@@ -347,13 +351,30 @@ def read_lightgbm(text, source="model file", classes=None, **given):
             f"this LightGBM model text has no parameters; assumed {said}. weight, G "
             "and gain depend on them. Pass learning_rate=, reg_lambda=, gamma=",
             ImportAssumptionWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
-    l1, mds = _float(lp, "lambda_l1", 0), _float(lp, "max_delta_step", 0)
+    p["reg_alpha"], p["max_delta_step"] = (
+        _float(lp, "lambda_l1", 0),
+        _float(lp, "max_delta_step", 0),
+    )
     smooth = _float(lp, "path_smooth", 0)
-    p["G_recoverable"] = not (l1 or mds > 0 or smooth)
+    p["G_recoverable"] = not (p["reg_alpha"] or p["max_delta_step"] > 0 or smooth)
     if not p["G_recoverable"]:
         notes.append("G is not recoverable: lambda_l1, max_delta_step or path_smooth shaped w*")
+    return p
+
+
+def read_lightgbm(text, source="model file", classes=None, **given):
+    """``Imported`` from a LightGBM model text."""
+    header, trees, lp = _sections(text)
+    name, K = _objective(header, lp)
+    n_features = int(header.get("max_feature_idx", -1)) + 1
+    check_model_counts("LightGBM", n_features, K, len(trees))
+    names = header.get("feature_names", "").split() or None
+    if names is not None and len(names) != n_features:
+        raise ValueError(f"{len(names)} feature names for {n_features} features")
+    notes = []
+    p = _growth_params(lp, given, notes)
     is_clf = name in ("binary", "multiclass")
     bias = [_initial_score(t, p, lp) for t in trees[:K]] + [0.0] * (K - len(trees[:K]))
     zero_missing = _zero_missing_features(trees)
@@ -370,8 +391,8 @@ def read_lightgbm(text, source="model file", classes=None, **given):
         "learning_rate": p["learning_rate"],
         "reg_lambda": p["reg_lambda"],
         "gamma": p["gamma"],
-        "reg_alpha": l1,
-        "max_delta_step": max(mds, 0.0),
+        "reg_alpha": p["reg_alpha"],
+        "max_delta_step": max(p["max_delta_step"], 0.0),
         "min_child_weight": _float(lp, "min_sum_hessian_in_leaf", 1e-3),
         "max_depth": max(max_depth, 0),
         "max_leaves": int(_float(lp, "num_leaves", 31)),
