@@ -405,7 +405,14 @@ def build_parser():
         description="Gradient boosted trees you can read: walkthroughs, training, diagrams.",
     )
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    _walkthrough_parser(sub)
+    _train_parser(sub)
+    _model_parsers(sub)
+    _classroom_parsers(sub)
+    return p
 
+
+def _walkthrough_parser(sub):
     w = sub.add_parser("walkthrough", help="the tutorial's tables, tree diagrams and plots")
     w.add_argument("dataset", nargs="?", default="troll2", help="troll2 (seed 004)")
     w.add_argument("--out", metavar="DIR", help="also write tables (CSV), diagrams and plots here")
@@ -414,6 +421,8 @@ def build_parser():
     w.add_argument("--force", action="store_true", help="overwrite files of yours in --out DIR")
     w.set_defaults(func=cmd_walkthrough)
 
+
+def _train_parser(sub):
     t = sub.add_parser("train", help="fit a model on a CSV file and save it as JSON")
     t.add_argument("data", metavar="DATA.csv")
     _csv_options(t)
@@ -444,6 +453,9 @@ def build_parser():
     )
     t.set_defaults(func=cmd_train)
 
+
+def _model_parsers(sub):
+    """The commands that read a model file: predict, draw, explain, explore."""
     r = sub.add_parser("predict", help="predict a CSV file with a saved model")
     r.add_argument("model", metavar="MODEL", help=_MODEL_HELP)
     r.add_argument("data", metavar="DATA.csv")
@@ -488,6 +500,8 @@ def build_parser():
     _file_params(x)
     x.set_defaults(func=cmd_explore)
 
+
+def _classroom_parsers(sub):
     les = sub.add_parser("lessons", help="copy the lesson notebooks into a folder to work on")
     les.add_argument("dir", nargs="?", default="teachgbt-lessons", metavar="DIR")
     les.add_argument("--force", action="store_true", help="overwrite notebooks already there")
@@ -505,7 +519,6 @@ def build_parser():
     ex.add_argument("--out", metavar="DIR", help="where --class writes its files")
     ex.add_argument("--force", action="store_true", help="overwrite sheets already in DIR")
     ex.set_defaults(func=cmd_exercises)
-    return p
 
 
 def main(argv=None):
