@@ -16,11 +16,7 @@ MAX_ROOT_MODULES = 10
 KNOWN_LONG_FUNCTIONS = {
     "teachgbt.show.explorer.data.build",
     "teachgbt.explain._worked.prediction",
-    "teachgbt.io._lightgbm._tree",
-    "teachgbt.cli.build_parser",
-    "teachgbt.utils._validation.check_X",
     "teachgbt.show.plot.trees.split_scan",
-    "teachgbt.io._lightgbm.read_lightgbm",
 }
 
 # The folders by job, lowest first: a module imports only from its own folder and from
