@@ -1,10 +1,17 @@
-"""Running one command of the command line: every failure one line, Ctrl-C exit 130.
+"""Running one command of the command line: every failure one line, Ctrl-C exit 130, and
+nothing printed that a terminal would obey.
 
 Ctrl-C can land anywhere: in Python code (a ``KeyboardInterrupt``), inside a compiled
 numba kernel (numba then reports a ``SystemError``: "returned a result with an exception
 set"), in a finalizer that swallows it. A handler of our own records it before raising,
 so whatever exception comes out, or none, the command ends with "interrupted" and 130,
 and no output file is moved into place after it (``teachgbt.utils._files.interrupted``).
+
+Names read from files (features, classes, categories) reach stdout and stderr in tables,
+rules, messages and CSV text. While a command runs, both streams show each control
+character as ``\x1b`` (``teachgbt.utils.printable``), so a name holding an escape
+sequence cannot retitle the window or clear the screen; stderr keeps the carriage return
+its progress bar needs. Bytes written to ``sys.stdout.buffer`` (a PNG) pass untouched.
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ import signal
 import sys
 import threading
 
-from ..utils import interrupted
+from ..utils import interrupted, printable
 
 __all__ = ["CommandError", "run", "one_line"]
 
@@ -44,13 +51,33 @@ def _interrupted():
     return EXIT_INTERRUPTED
 
 
+class _Printable:
+    """A text stream whose ``write`` shows control characters (``printable``)."""
+
+    def __init__(self, stream, keep):
+        self._stream, self._keep = stream, keep
+
+    def write(self, text):
+        return self._stream.write(printable(text, self._keep))
+
+    def __getattr__(self, name):  # flush, isatty, fileno, buffer, encoding, ...
+        return getattr(self._stream, name)
+
+
 def run(build_parser, argv):
     """Parse ``argv`` and run its command, its failures as one line on stderr; the exit
     status. Ctrl-C is ours from the first line on, parsing included."""
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Printable(sys.stdout, "\n\t"), _Printable(sys.stderr, "\n\t\r")
     try:
         return _parse_and_run(build_parser, argv)
     except KeyboardInterrupt:  # before our handler was in place, or after it was put back
         return _interrupted()
+    finally:  # a stream swapped meanwhile (stdout for /dev/null after a broken pipe) stays
+        if isinstance(sys.stdout, _Printable):
+            sys.stdout = streams[0]
+        if isinstance(sys.stderr, _Printable):
+            sys.stderr = streams[1]
 
 
 def _parse_and_run(build_parser, argv):

@@ -4,6 +4,7 @@
                      column, row or value; the one fitted-check
     _files.py        writes that never clobber (into the path named, whole or not at all),
                      bounded reads, the folder writer, Ctrl-C's record
+    _escape.py       names read from files made safe to show: in HTML, on a terminal
     _kernels.py      numba or numpy: which compiled kernels run, and from what size
     _sklearn_base.py scikit-learn's estimator base classes, or stand-ins without it
 
@@ -11,6 +12,7 @@ Nothing here imports any other part of teachgbt.
 """
 
 from . import _kernels as kernels
+from ._escape import escape_html, printable
 from ._files import (
     FolderWriter,
     OutputError,
@@ -37,6 +39,8 @@ from ._validation import (
 
 __all__ = [
     "kernels",
+    "escape_html",
+    "printable",
     "FolderWriter",
     "OutputError",
     "check_distinct",
