@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.losses import sigmoid
-from ._common import Imported, make_tree, multiclass_order
+from ._common import Imported, dense_chunks, make_tree, multiclass_order
 
 __all__ = ["sklearn_source"]
 
@@ -304,13 +304,15 @@ def sklearn_source(model):
         imp = _gradient_boosting(model)
     is_clf = imp.is_classifier
 
-    def margin(X):
-        X = np.asarray(X, dtype=np.float64)
-        if getattr(model, "feature_names_in_", None) is not None:
-            import pandas as pd
+    def margin(rows):  # the probe rows: a CSR matrix, read as dense blocks
+        out = []
+        for X in dense_chunks(rows):
+            if getattr(model, "feature_names_in_", None) is not None:
+                import pandas as pd
 
-            X = pd.DataFrame(X, columns=model.feature_names_in_)
-        return model.decision_function(X) if is_clf else model.predict(X)
+                X = pd.DataFrame(X, columns=model.feature_names_in_)
+            out.append(model.decision_function(X) if is_clf else model.predict(X))
+        return np.concatenate(out)
 
     margin.missing = kind.startswith("Hist")  # probe GradientBoosting without NaN
     return imp, margin

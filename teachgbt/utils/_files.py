@@ -10,8 +10,8 @@
 * ``check_distinct(output, inputs)`` refuses an output that is one of the inputs.
 * ``FolderWriter`` writes a command's files into a folder: never over a file it did not
   write itself (unless forced), never through a link (nothing outside the folder).
-* ``read_bytes(path, limit)`` reads at most ``limit`` bytes, also from a FIFO or a device
-  such as ``/dev/zero``.
+* ``read_bytes(path, limit)`` reads a file once, at most ``limit`` bytes, also from a FIFO,
+  a pipe, standard input (``-``) or a device such as ``/dev/zero``.
 """
 
 from __future__ import annotations
@@ -188,26 +188,34 @@ def check_distinct(output, inputs):
 
 
 def read_bytes(path, limit, what="file", check_start=None):
-    """The content of ``path``, refused beyond ``limit`` bytes. A FIFO or a device (no
-    size to ask for) is read in pieces and stopped at the limit, so ``/dev/zero`` ends
-    in an error, not in all the memory there is; ``check_start(first bytes)`` may refuse
-    it sooner (raising ValueError) when its start cannot be a ``what``."""
+    """The content of ``path`` (``-``: standard input), read once and refused beyond
+    ``limit`` bytes. A FIFO, a pipe (``/dev/fd/N``, ``<(cmd)``) or a device has no size to
+    ask for and can be read only once: it is read in pieces and stopped at the limit, so
+    ``/dev/zero`` ends in an error, not in all the memory there is; ``check_start(first
+    bytes)`` may refuse it sooner (raising ValueError) when its start cannot be a
+    ``what``."""
     path = os.fspath(path)
+    if path == "-":
+        return _read_limited(sys.stdin.buffer, "standard input", limit, what, check_start)
     st = os.stat(path)  # FileNotFoundError for a missing file, as open would
     if stat.S_ISDIR(st.st_mode):
         raise ValueError(f"{path} is a folder, not a {what}")
     if stat.S_ISREG(st.st_mode) and st.st_size > limit:
         raise ValueError(f"{path} has {st.st_size} bytes: too large for a {what} (at most {limit})")
-    parts, total = [], 0
     with open(path, "rb") as f:
-        while total <= limit:
-            chunk = f.read(min(_CHUNK, limit + 1 - total))
-            if not chunk:
-                break
-            if not parts and check_start is not None:
-                check_start(chunk)
-            parts.append(chunk)
-            total += len(chunk)
+        return _read_limited(f, path, limit, what, check_start)
+
+
+def _read_limited(f, path, limit, what, check_start):
+    parts, total = [], 0
+    while total <= limit:
+        chunk = f.read(min(_CHUNK, limit + 1 - total))
+        if not chunk:
+            break
+        if not parts and check_start is not None:
+            check_start(chunk)
+        parts.append(chunk)
+        total += len(chunk)
     if total > limit:
         raise ValueError(
             f"{path} gave more than {limit} bytes without ending: not a {what} (a device or "
