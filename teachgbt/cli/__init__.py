@@ -67,15 +67,19 @@ def _check_output(path, **inputs):
     check_distinct(path, {k.replace("_", " "): v for k, v in inputs.items()})
 
 
-def _encode(X, only=None):
-    """One-hot encode the text columns of a CSV (seed 002): returns (X, {column: dummies})."""
+def _encode(X, path, only=None):
+    """One-hot encode the text columns of the CSV ``path`` (seed 002): returns (X,
+    {column: dummies})."""
     from ..teach.datasets import one_hot
     from ..utils import text_columns
 
     text = [c for c in text_columns(X) if only is None or c in only]
     if not text:
         return X, {}
-    encoded = one_hot(X, columns=text)
+    try:
+        encoded = one_hot(X, columns=text)
+    except ValueError as e:
+        raise CommandError(f"{path}: {str(e).removeprefix('one_hot: ')}") from None
     return encoded, {c: [d for d in encoded.columns if d.startswith(f"{c}_")] for c in text}
 
 
@@ -118,7 +122,7 @@ def cmd_train(args):
             f"{_short(list(df.columns))}"
         )
     y = df[args.target]
-    X, encoded = _encode(df.drop(columns=[args.target]))
+    X, encoded = _encode(df.drop(columns=[args.target]), args.data)
     for column, dummies in encoded.items():
         print(f"one-hot encoded the text column {column!r} as {', '.join(dummies)}")
     kind = args.task
@@ -204,7 +208,7 @@ def _features(model, df, path):
     if names is not None:
         # encode the text columns the model was trained on; others (say the target) are unused
         trained = [c for c in df.columns if any(str(n).startswith(f"{c}_") for n in names)]
-        df, encoded = _encode(df, only=trained)
+        df, encoded = _encode(df, path, only=trained)
         # a category absent from these rows is a one-hot column of zeros
         dummies = {d for ds in encoded.values() for d in ds}
         for c in names:

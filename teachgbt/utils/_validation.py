@@ -66,7 +66,14 @@ def text_columns(df):
 
 def _frame_source(X, what, dtype):
     """A DataFrame's values as ``dtype``, with how to find an original value and its
-    infinities (for the messages); text columns refused."""
+    infinities (for the messages); text columns and names used twice refused."""
+    names = [str(c) for c in X.columns]
+    twice = sorted({c for c in names if names.count(c) > 1})
+    if twice:
+        raise ValueError(
+            f"{what} names the column {twice[0]!r} twice: give every column its own name "
+            "(a tree's rule would not say which one it splits)"
+        )
     bad = [f"{c!r} ({X[c].dtype})" for c in text_columns(X)]
     if bad:
         raise TypeError(
@@ -139,7 +146,8 @@ def check_X(X, what="X", dtype=np.float32, beyond_float32=False):
     that already is a C-ordered array of ``dtype`` is used as it is, without a copy.
     """
     names = index = None
-    if hasattr(X, "tocsr") or hasattr(X, "sparse"):  # scipy.sparse matrices and arrays
+    if not isinstance(X, pd.DataFrame) and (hasattr(X, "tocsr") or hasattr(X, "sparse")):
+        # scipy.sparse matrices and arrays (a DataFrame has a .sparse accessor too)
         raise TypeError(
             f"{what} is a sparse matrix, and teachgbt does not take sparse input: a zero "
             "that sparse storage leaves out is a value here, not a missing one (NaN). Pass "
@@ -305,7 +313,15 @@ def _classes_and_codes(arr):
             values = np.flatnonzero(seen)
             code_of = np.cumsum(seen) - 1  # value v is class code_of[v]
             return values.astype(arr.dtype), code_of[arr.astype(np.intp)]
-    return np.unique(arr, return_inverse=True)
+    try:
+        return np.unique(arr, return_inverse=True)
+    except TypeError:  # labels that cannot be sorted together: numbers beside texts
+        kinds = {type(v).__name__: v for v in arr.tolist()}
+        shown = ", ".join(f"{v!r} ({k})" for k, v in list(kinds.items())[:3])
+        raise TypeError(
+            f"the labels mix kinds that cannot be ordered ({shown}): give every label as "
+            "a number, or every label as text"
+        ) from None
 
 
 def check_sample_weight(sample_weight, n_rows):
