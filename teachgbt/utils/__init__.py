@@ -19,6 +19,7 @@ from ._files import (
     check_distinct,
     interrupted,
     read_bytes,
+    remove_temporaries,
     write_atomic,
 )
 from ._sklearn_base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -46,6 +47,7 @@ __all__ = [
     "check_distinct",
     "interrupted",
     "read_bytes",
+    "remove_temporaries",
     "write_atomic",
     "BaseEstimator",
     "ClassifierMixin",
