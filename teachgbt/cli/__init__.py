@@ -17,7 +17,9 @@ from ._run import CommandError, run
 def _read_csv(path, args):
     from ._csv import read_csv
 
-    return read_csv(path, decimal=args.decimal, thousands=args.thousands, sep=args.sep)
+    na = [v for v in (args.na_values or "").split(",") if v] if args.na_values else None
+    return read_csv(path, decimal=args.decimal, thousands=args.thousands, sep=args.sep,
+                    na_values=na)  # fmt: skip
 
 
 def _load_model(args):
@@ -401,6 +403,12 @@ def _csv_options(parser):
     g.add_argument("--sep", default=",", help="the column separator (default ,)")
     g.add_argument("--decimal", default=".", help="the decimal mark: --decimal , for 3,5")
     g.add_argument("--thousands", default=None, help="the thousands separator: , for 1,234")
+    g.add_argument(
+        "--na-values",
+        metavar="A,B",
+        help="texts that mean a missing value in every column (default: an empty cell; NA, "
+        "NaN, null ... are missing in a numeric column, categories in a text column)",
+    )
 
 
 def build_parser():
