@@ -147,16 +147,22 @@ class _DaskBoosting:
         self._shell(1)  # every other parameter, checked as the local estimator checks it
 
     def _get_client(self):
-        if self.client is not None:
-            return self.client
-        from dask.distributed import default_client
+        client = self.client
+        if client is None:
+            from dask.distributed import default_client
 
-        try:
-            return default_client()
-        except ValueError:
+            try:
+                client = default_client()
+            except ValueError:
+                raise ValueError(
+                    "no Dask client: start one (dask.distributed.Client(...)) or pass client="
+                ) from None
+        if getattr(client, "status", "running") in ("closing", "closed"):
             raise ValueError(
-                "no Dask client: start one (dask.distributed.Client(...)) or pass client="
-            ) from None
+                "the Dask client is closed: start a new one (dask.distributed.Client(...)) "
+                "and pass it as client= (or make it the default)"
+            )
+        return client
 
     # ------------------------------------------------------------ fitting
     def fit(self, X, y, sample_weight=None, eval_set=None):
@@ -198,10 +204,12 @@ class _DaskBoosting:
 
         is_clf = self._local_class is BoostingClassifier
         weights = parts.weight or [None] * len(parts)
+        names = parts.feature_names
         loaded = driver.client.compute(
-            [delayed(S.load_part)(x, y, w) for x, y, w in zip(parts.X, parts.y, weights)],
+            [delayed(S.load_part)(x, y, w, k, names)
+             for k, (x, y, w) in enumerate(zip(parts.X, parts.y, weights))],
             optimize_graph=False,
-        )
+        )  # fmt: skip
         surveys = [driver.submit(S.survey, part, self.max_bin, is_clf) for part in loaded]
         sizes = driver.gather([driver.submit(S.n_rows, s) for s in surveys], "the survey")
         # summaries are large: merged on the workers, only the last one reaches the driver
