@@ -8,10 +8,10 @@ import sys
 
 import pandas as pd
 
-__all__ = ["main"]
+__all__ = ["main", "command"]
 
 
-from ._run import CommandError, run
+from ._run import EXIT_INTERRUPTED, CommandError, run
 
 
 def _read_csv(path, args):
@@ -534,8 +534,25 @@ def _classroom_parsers(sub):
 
 
 def main(argv=None):
+    """Run the command ``argv`` (default: the process's arguments); its exit status."""
     return run(build_parser, argv)
 
 
+def command():
+    """The ``teachgbt`` program (and ``python -m teachgbt``): ``main()``, then exit with its
+    status. After Ctrl-C the process ends at once with 130: a KeyboardInterrupt that passed
+    through a library's C code can leave Python marked to end by SIGINT at exit, which
+    would turn the one-line "interrupted" into a death by signal."""
+    code = main()
+    if code == EXIT_INTERRUPTED:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    command()

@@ -109,10 +109,9 @@ class _Stops:
             _end_now(signum)
 
     def unraisable(self, unraisable):
-        """A stop swallowed by a callback is not printed: the watchdog ends the run."""
-        if not (
-            interrupted.is_set() and isinstance(unraisable.exc_value, (KeyboardInterrupt, _Stopped))
-        ):
+        """After a stop, what finalizers and callbacks fail on is not printed: the stop
+        swallowed there, or what it broke (llvmlite's objects half torn down)."""
+        if not interrupted.is_set():
             self.hook(unraisable)
 
 
