@@ -32,7 +32,7 @@ MEMORY_BASE = 1 << 30  # address space of Python + numpy + the library, with roo
 MEMORY_PER_BYTE = 32  # more for a larger file: the library's parse tree of it
 TIME_BASE = 120.0  # seconds; importing the library alone takes 1-4 s on a busy machine
 TIME_PER_MB = 2.0
-_EXIT_ERROR = 3  # the child's exit status when the library raised an error
+_EXIT_NO_LIBRARY = 4  # the child's exit status when the library cannot be imported
 
 # The child: limits first (before numpy), then the library on the bytes it is sent. One
 # thread (OpenMP stacks and malloc arenas per thread would eat the address space). The
@@ -52,14 +52,19 @@ class _Unneeded:
             raise ImportError(f"{name} is not needed to read a model")
 
 sys.meta_path.insert(0, _Unneeded())
+import pickle
+meta, data, indptr, indices, values = pickle.load(sys.stdin.buffer)
 try:
-    import pickle
     import numpy as np
     from scipy.sparse import csr_matrix
-    meta, data, indptr, indices, values = pickle.load(sys.stdin.buffer)
+    library = __import__(meta["library"])
+except ImportError as e:  # the installation, not the file: no check can be made
+    sys.stderr.write(f"ImportError: {e}\n")
+    sys.exit(4)
+try:
     X = csr_matrix((values, indices, indptr), shape=tuple(meta["shape"]))
     if meta["library"] == "xgboost":
-        import xgboost
+        xgboost = library
         booster = xgboost.Booster(params={"nthread": 1}, model_file=bytearray(data))
         dm = xgboost.DMatrix(X, missing=meta["missing"], nthread=1,
                              feature_names=booster.feature_names,
@@ -67,8 +72,7 @@ try:
         margin = booster.predict(dm, output_margin=True,
                                  iteration_range=(0, meta["iteration_end"]))
     else:
-        import lightgbm
-        booster = lightgbm.Booster(model_str=data.decode("utf-8"))
+        booster = library.Booster(model_str=data.decode("utf-8"))
         # dense blocks: LightGBM reads a CSR value at the edge of its zero band otherwise
         step = max(1, meta["dense_cells"] // max(X.shape[1], 1))
         margin = np.concatenate([
@@ -131,6 +135,8 @@ def library_margins(module, data, X, missing=np.nan, iteration_end=0):
             f"{name} could not read this file: reading it ended {name}'s process with {sig} "
             "(a crafted or corrupted model; teachgbt refuses a file its library cannot read)"
         )
+    if done.returncode == _EXIT_NO_LIBRARY:  # not the file's fault: the check is left out
+        raise RuntimeError(f"{name} could not be imported: {_first_line(done.stderr)}")
     if done.returncode != 0:
         why = _first_line(done.stderr) or f"exit status {done.returncode}"
         raise ModelFileError(f"{name} could not read this file ({why})")
