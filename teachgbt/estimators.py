@@ -65,7 +65,8 @@ _PARAMETERS = """
     n_estimators, learning_rate (η; None: 0.3 xgboost, 0.1 gbdt), max_depth (0: no
         limit), max_leaves (best-first growth to this many leaves).
     reg_lambda : λ, the L2 penalty on leaf weights in w* = −G/(H+λ) (None: 1 xgboost,
-        0 gbdt). reg_alpha : α, the L1 penalty. max_delta_step : clip on |w*|.
+        0 gbdt). reg_alpha : α, the L1 penalty. max_delta_step : clip on |w*| (None:
+        0, or 0.7 for count:poisson, as XGBoost).
     gamma : XGBoost's gamma (min_split_loss): a split stays when its ``loss_chg``
         = G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ) (no ½) is at least ``gamma``. Seed
         000's γ is ``gamma / 2``; seed 002's (whose square loss doubles g, h and λ)
@@ -76,12 +77,26 @@ _PARAMETERS = """
     min_child_weight : smallest H a child may have (None: 1 xgboost, 0 gbdt).
     pruning : "post" (grow, then prune bottom up, as XGBoost exact) or "pre" (stop
         before a split, as XGBoost hist); None picks by tree_method.
-    base_score : the starting prediction (a probability for two classes, K margins
+    base_score : the starting prediction, in the space XGBoost stores it (a probability
+        for binary:logistic, a mean for count:poisson/reg:gamma/reg:tweedie, K margins
         for K >= 3); None: estimated as XGBoost >= 2 does.
-    objective : "reg:squarederror", "binary:logistic", "multi:softprob" (chosen for
-        K >= 3 classes) or a callable ``(y, margin) -> (g, h)``.
+    objective : XGBoost's name of the loss (``teachgbt.losses``): regressors
+        "reg:squarederror" (default), "reg:squaredlogerror", "reg:pseudohubererror",
+        "reg:absoluteerror", "reg:quantileerror", "count:poisson", "reg:gamma",
+        "reg:tweedie"; classifiers "binary:logistic" (default), "binary:logitraw",
+        "binary:hinge", "multi:softprob" (chosen for K >= 3 classes); or a callable
+        ``(y, margin) -> (g, h)``.
+    huber_slope, quantile_alpha, tweedie_variance_power : the parameters of
+        reg:pseudohubererror (1), reg:quantileerror (required, one α) and reg:tweedie
+        (1.5), as XGBoost's.
     max_bin, subsample, colsample_bytree, random_state, early_stopping_rounds,
     callbacks, verbose : as in XGBoost (sampling uses numpy's generator).
+    enable_categorical : split pandas ``category`` columns into sets of categories
+        (``colour ∈ {red, blue}``), as XGBoost does (tree_method="hist" only); False:
+        such columns are refused. max_cat_to_onehot : below this many categories a split
+        is one category against the rest (4); else the categories are sorted by w* and
+        the sorted order scanned, moving at most max_cat_threshold − 1 of them (64). A
+        category the model never saw goes with the categories outside the set.
 """
 
 
@@ -100,10 +115,13 @@ class _Boosting(_Base):
         reg_alpha=0.0,
         gamma=0.0,
         min_child_weight=None,
-        max_delta_step=0.0,
+        max_delta_step=None,
         pruning=None,
         base_score=None,
         objective=None,
+        huber_slope=1.0,
+        quantile_alpha=None,
+        tweedie_variance_power=1.5,
         max_bin=256,
         subsample=1.0,
         colsample_bytree=1.0,
@@ -111,6 +129,9 @@ class _Boosting(_Base):
         early_stopping_rounds=None,
         callbacks=None,
         verbose=None,
+        enable_categorical=False,
+        max_cat_to_onehot=4,
+        max_cat_threshold=64,
     ):
         self.algorithm = algorithm
         self.tree_method = tree_method
@@ -126,6 +147,9 @@ class _Boosting(_Base):
         self.pruning = pruning
         self.base_score = base_score
         self.objective = objective
+        self.huber_slope = huber_slope
+        self.quantile_alpha = quantile_alpha
+        self.tweedie_variance_power = tweedie_variance_power
         self.max_bin = max_bin
         self.subsample = subsample
         self.colsample_bytree = colsample_bytree
@@ -133,6 +157,9 @@ class _Boosting(_Base):
         self.early_stopping_rounds = early_stopping_rounds
         self.callbacks = callbacks
         self.verbose = verbose
+        self.enable_categorical = enable_categorical
+        self.max_cat_to_onehot = max_cat_to_onehot
+        self.max_cat_threshold = max_cat_threshold
 
     # ------------------------------------------------------------ checks
     def _train_params(self):
@@ -172,12 +199,18 @@ class _Boosting(_Base):
         """
         params = self._train_params()
         V.check_y_present(y, self)
+        # pandas category columns as their codes, and their categories (code c: names[c])
+        X, categories = V.split_categories(X, params.enable_categorical)
+        params.check_categorical(categories)
         X32, names = V.check_X(X)
         n, d = X32.shape
         y_train, classes = self._prepare_y(y, n)  # class indices (0/1 if two) and labels
         sample_weight = V.check_sample_weight(sample_weight, n)
         evals = V.check_eval_set(
-            eval_set, d, names, lambda ey, en, k: self._prepare_eval_y(ey, en, k, classes)
+            _encoded_pairs(eval_set, categories),
+            d,
+            names,
+            lambda ey, en, k: self._prepare_eval_y(ey, en, k, classes),
         )
         self.__dict__.pop("model_", None)  # a failed fit leaves no half-fitted model behind
         try:
@@ -191,6 +224,7 @@ class _Boosting(_Base):
                 evals=evals,
                 callbacks=[self._run_callbacks] if self.callbacks else (),
                 verbose=verbose if verbose is not None else self.verbose,
+                categories=categories,
             )
         except BaseException:
             self.__dict__.pop("model_", None)
@@ -219,6 +253,7 @@ class _Boosting(_Base):
         n_features=None,
         best_iteration=None,
         origin="made from trees (tg.load, from_trees)",
+        categories=None,
         **params,
     ):
         """A fitted model made of ``trees``: the way to build one without ``fit``.
@@ -231,7 +266,9 @@ class _Boosting(_Base):
         margin at 0. ``feature_names`` (default: the trees'),
         ``classes`` (a classifier's labels, default [0, 1]), ``n_features`` (default:
         the trees'), ``best_iteration`` (0-based; prediction stops there), ``origin``
-        (where the trees came from, as ``model_.origin`` reports it), and any
+        (where the trees came from, as ``model_.origin`` reports it), ``categories``
+        (``{feature: its categories}`` of the categorical features, by which DataFrame
+        columns are read; default: the trees' ``category_names``) and any
         constructor parameter in ``params``. ``tg.load`` builds models with it, and so do
         the importers of other libraries' models. The model has no ``trace_``: that
         needs the training data.
@@ -267,6 +304,8 @@ class _Boosting(_Base):
                 )
         elif classes is not None:
             raise ValueError("a regressor has no classes")
+        if categories is None:
+            categories = {j: v for tree in trees for j, v in tree.category_names.items()}
         estimator.model_ = model_from_trees(
             trees,
             train_params,
@@ -276,6 +315,7 @@ class _Boosting(_Base):
             feature_names=feature_names,
             best_iteration=best_iteration,
             origin=origin,
+            categories=categories,
         )
         return estimator
 
@@ -373,6 +413,21 @@ class _Boosting(_Base):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         return tags
+
+
+def _encoded_pairs(eval_set, categories):
+    """The eval sets' X with their category columns as the training data's codes."""
+    if not categories or not eval_set:
+        return eval_set
+    out = []
+    for pair in eval_set:
+        try:
+            ex, ey = pair
+        except (TypeError, ValueError):
+            out.append(pair)  # check_eval_set says what is wrong
+            continue
+        out.append((V.encode_categories(ex, categories), ey))
+    return out
 
 
 class BoostingRegressor(_RegressorMixin, _Boosting):

@@ -66,3 +66,27 @@ def test_not_fitted_error_is_sklearns_once_asked_for():
         assert "not fitted yet" in str(e)
     else:
         raise AssertionError("predict before fit did not raise")
+
+
+def test_a_compile_says_why_once_and_a_cached_load_says_nothing(tmp_path):
+    """A fresh numba cache: the first fit that compiles teachgbt's kernels says so in one
+    line on stderr (never a silent wait); the next process loads them and says nothing."""
+    pytest.importorskip("numba")
+    code = """
+import numpy as np
+import teachgbt as tg
+rng = np.random.default_rng(0)
+X = rng.normal(size=(3000, 4)).astype(np.float32)
+X[::7, 1] = np.nan
+tg.BoostingClassifier(tree_method="hist", n_estimators=2, max_depth=3).fit(X, X[:, 0] > 0)
+"""
+    env = dict(os.environ, TEACHGBT_KERNEL="numba", NUMBA_CACHE_DIR=str(tmp_path))
+    said = []
+    for _ in range(2):
+        run = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+        )
+        said.append([line for line in run.stderr.splitlines() if "compiling" in line])
+    assert len(said[0]) == 1
+    assert said[0][0].startswith("teachgbt: compiling its numba kernels") and " s)" in said[0][0]
+    assert said[1] == []

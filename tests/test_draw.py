@@ -277,7 +277,11 @@ def test_model_view_shows_round0_and_chosen_rounds(troll, tmp_path):
     assert "base_score = 0.667 (a probability)" in src
     assert "margin = logit(0.667) = 0.693" in src
     assert "subgraph cluster_1" in src and "subgraph cluster_2" in src
-    assert "σ(" not in src  # a leaf's step is log-odds, not a probability
+    # a leaf's step is log-odds, not a probability: σ appears only in round 0's link
+    assert "objective binary:logistic: p = σ(margin)" in src
+    assert [ln for ln in src.split("\n") if "σ(" in ln] == [
+        ln for ln in src.split("\n") if "round0" in ln and "objective" in ln
+    ]
     _check_png(d.save(tmp_path / "m.png"))
     ax = teachgbt.show.draw.plot_model(m, rounds=2)
     try:

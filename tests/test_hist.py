@@ -607,40 +607,45 @@ def test_splits_table_lists_each_partition_once_like_exact():
 
 
 @pytest.mark.skipif("numba" not in KERNELS, reason="numba is not installed")
-def test_threaded_and_one_thread_kernels_do_not_share_a_cache_entry(tmp_path):
-    """numba's disk cache tells compilations apart by name and bytecode, not by
-    ``parallel``: the threaded histogram kernel must not load the one-thread kernel's
-    cached code (it did, so a fresh process could build every histogram on one thread)."""
+def test_threaded_and_one_thread_histograms_run_the_one_cached_kernel(tmp_path):
+    """Threads are Python threads running one compiled kernel, never numba's
+    ``parallel=True`` (numba's disk cache tells compilations apart by name and bytecode,
+    not by ``parallel``: a threaded and a one-thread compilation of one function once
+    shared an entry, and a fresh process could build every histogram on one thread).
+    A one-thread call compiles the sweep; a threaded call in the next process loads that
+    same code from the cache and gives the same sums."""
     import subprocess
 
+    from teachgbt.core import _tree_numba
+    from teachgbt.engine import _exact_numba, _hist_numba
+
+    for module in (_hist_numba, _exact_numba, _tree_numba):
+        for name, kernel in vars(module).items():
+            if hasattr(kernel, "targetoptions"):  # a numba dispatcher
+                assert not kernel.targetoptions.get("parallel"), f"{module.__name__}.{name}"
     script = (
         "import sys, numpy as np\n"
         "from teachgbt.engine import _hist_numba as N\n"
-        "kernel = getattr(N, sys.argv[1])\n"
-        "bins = np.zeros((2, 50), np.uint8); order = np.arange(50, dtype=np.int32)\n"
-        "stats = np.ones((50, 2), np.float32)\n"
-        "kernel(bins, order, stats, np.array([0]), np.array([50]), np.arange(2), 3, 2,\n"
-        "       np.zeros(2, bool), np.empty((50, 2), np.float32), np.full(50, -1, np.int32),\n"
-        "       np.empty(50, np.int32), np.empty(50, np.int32), 2)\n"
-        "print(sum(kernel.stats.cache_hits.values()))\n"
+        "rng = np.random.default_rng(0)\n"
+        "bins = rng.integers(0, 3, size=(8, 500)).astype(np.uint8)\n"
+        "order = np.arange(10, 500, dtype=np.int32)\n"
+        "stats = rng.normal(size=(500, 2)).astype(np.float32)\n"
+        "build = N.build_histograms_serial if sys.argv[1] == '1' else N.build_histograms\n"
+        "hist, _ = build(bins, order, stats, np.array([0]), np.array([490]), np.arange(8), 3,\n"
+        "    2, np.zeros(8, bool), np.empty((500, 2), np.float32), np.full(500, -1, np.int32),\n"
+        "    np.empty(490, np.int32), np.empty(490, np.int32))\n"
+        "print(sum(N._sweep_features.stats.cache_hits.values()), hist.sum().hex())\n"
     )
-    env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path), "NUMBA_NUM_THREADS": "2"}
     runs = [
-        subprocess.run(
-            [sys.executable, "-c", script, name], env=env, capture_output=True, text=True
-        )
-        for name in (
-            "_build_histograms_serial",
-            "_build_histograms_parallel",
-            "_build_histograms_parallel",
-        )
+        subprocess.run([sys.executable, "-c", script, k], env=env, capture_output=True, text=True)
+        for k in ("1", "2")
     ]
     for run in runs:
         assert run.returncode == 0, run.stderr
-    hits = [int(run.stdout.split()[-1]) for run in runs]
-    # the threaded kernel compiles its own code after the one-thread kernel was cached,
-    # and finds it in the cache the next time
-    assert hits == [0, 0, 1]
+    (hits_1, sums_1), (hits_2, sums_2) = (run.stdout.split() for run in runs)
+    assert (hits_1, hits_2) == ("0", "1")
+    assert sums_1 == sums_2
 
 
 @pytest.mark.skipif("numba" not in KERNELS, reason="numba is not installed")

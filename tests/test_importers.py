@@ -273,48 +273,62 @@ def test_imported_model_is_a_fitted_model(imported, which, tmp_path):
 
 
 # ---------------------------------------------------------------------------- refusals
-def test_other_objectives_and_boosters_are_refused():
+def test_what_is_still_refused_says_why_in_one_line():
     X, y = _data(False)
-    with pytest.raises(ValueError, match="reg:absoluteerror"):
-        tg.from_xgboost(
-            xgb.XGBRegressor(n_estimators=2, objective="reg:absoluteerror", n_jobs=1).fit(X, y)
-        )
-    for booster in ("gblinear", "dart"):
-        with pytest.raises(ValueError, match=booster):
-            tg.from_xgboost(xgb.XGBRegressor(n_estimators=2, booster=booster, n_jobs=1).fit(X, y))
-    with pytest.raises(ValueError, match="huber"):
-        tg.from_lightgbm(
-            lgb.LGBMRegressor(n_estimators=2, objective="huber", verbose=-1, n_jobs=1).fit(X, y)
-        )
-    with pytest.raises(ValueError, match="linear tree"):
-        tg.from_lightgbm(
-            lgb.LGBMRegressor(n_estimators=2, linear_tree=True, verbose=-1, n_jobs=1).fit(X, y)
-        )
-    with pytest.raises(ValueError, match="absolute_error"):
-        tg.from_sklearn(
-            ensemble.GradientBoostingRegressor(loss="absolute_error").fit(np.nan_to_num(X), y)
-        )
+    refusals = [
+        (lambda: xgb.XGBRegressor(n_estimators=2, booster="gblinear", n_jobs=1), "gblinear"),
+        (
+            lambda: xgb.XGBRegressor(n_estimators=2, objective="reg:logistic", n_jobs=1),
+            "reg:logistic",
+        ),
+        (
+            lambda: xgb.XGBRegressor(
+                n_estimators=2, objective="reg:quantileerror", quantile_alpha=[0.2, 0.8], n_jobs=1
+            ),
+            "2 quantiles at once",
+        ),
+    ]
+    y01 = (y - y.min()) / (y.max() - y.min())  # reg:logistic regresses a probability
+    for make, match in refusals:
+        with pytest.raises(ValueError, match=match) as e:
+            tg.from_xgboost(make().fit(X, y01))
+        assert "\n" not in str(e.value)
+    for params, match in [
+        (dict(linear_tree=True), "linear tree.*not one number"),
+        (dict(objective="regression", reg_sqrt=True), "√y"),
+    ]:
+        with pytest.raises(ValueError, match=match) as e:
+            tg.from_lightgbm(
+                lgb.LGBMRegressor(n_estimators=2, verbose=-1, n_jobs=1, **params).fit(X, y)
+            )
+        assert "\n" not in str(e.value)
     with pytest.raises(TypeError, match="from_sklearn takes"):
         tg.from_sklearn(xgb.XGBRegressor())
 
 
-def test_categorical_splits_are_refused_naming_the_feature():
+def test_categorical_models_import_with_their_sets_and_names():
+    """Models with categorical splits import (tests/test_categorical_import.py checks them in
+    depth): the same margins, the sets shown by category name."""
     pd = pytest.importorskip("pandas")
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"x": rng.normal(size=300), "colour": rng.choice(list("abcde"), 300)})
     df["colour"] = df["colour"].astype("category")
     y = (df["colour"].isin(["a", "c"]) ^ (df["x"] > 0)).astype(int)
     est = xgb.XGBClassifier(n_estimators=3, enable_categorical=True, tree_method="hist", n_jobs=1)
-    with pytest.raises(ValueError, match="categorical split on feature 'colour'"):
-        tg.from_xgboost(est.fit(df, y))
-    with pytest.raises(ValueError, match="categorical split on feature 'colour'"):
-        lg = lgb.LGBMClassifier(
-            n_estimators=3, min_data_per_group=5, cat_smooth=1, min_child_samples=5, verbose=-1
-        )
-        tg.from_lightgbm(lg.fit(df, y))
+    lg = lgb.LGBMClassifier(
+        n_estimators=3, min_data_per_group=5, cat_smooth=1, min_child_samples=5, verbose=-1
+    )
     hgb = ensemble.HistGradientBoostingClassifier(max_iter=3, categorical_features=["colour"])
-    with pytest.raises(ValueError, match="categorical features \\['colour'\\]"):
-        tg.from_sklearn(hgb.fit(df, y))
+    for fitted, ours in (
+        (est.fit(df, y), tg.from_xgboost),
+        (lg.fit(df, y), tg.from_lightgbm),
+        (hgb.fit(df, y), tg.from_sklearn),
+    ):
+        model = ours(fitted)
+        theirs = fitted.predict_proba(df)[:, 1]
+        np.testing.assert_allclose(model.predict_proba(df)[:, 1], theirs, atol=1e-6)
+        labels = [label for tree in model.trees_ for i in tree.sets for label in tree.set_labels(i)]
+        assert labels and set(labels) <= set("abcde")
 
 
 @pytest.mark.parametrize("fmt", ["json", "ubj", "txt"])

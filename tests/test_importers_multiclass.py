@@ -161,11 +161,15 @@ def test_lightgbm_multiclass(pair, tmp_path):
     _close(from_file.decision_function(X), model.decision_function(X))
 
 
-def test_lightgbm_multiclassova_is_refused():
+def test_lightgbm_multiclassova_is_k_sigmoids():
+    """One-vs-all: K binary models side by side; each class's probability is σ of its own
+    margin, and they need not sum to 1 (LightGBM's predict_proba does not normalise)."""
     X, y = _data(K=3)
-    est = lgb.LGBMClassifier(n_estimators=2, objective="multiclassova", verbose=-1, n_jobs=1)
-    with pytest.raises(ValueError, match="one-vs-all.*objective='multiclass'"):
-        tg.from_lightgbm(est.fit(X, y))
+    est = lgb.LGBMClassifier(n_estimators=4, objective="multiclassova", verbose=-1, n_jobs=1)
+    est.fit(X, LABELS[y])
+    model = tg.from_lightgbm(est)
+    _same_model(model, X, est.predict(X, raw_score=True), est.predict_proba(X), est.predict(X))
+    assert not np.allclose(model.predict_proba(X).sum(axis=1), 1.0)
 
 
 # ---------------------------------------------------------------------------- scikit-learn

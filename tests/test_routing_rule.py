@@ -17,10 +17,11 @@ from teachgbt.core.tree import Tree, TreeBuilder
 
 PACKAGE = Path(tg.__file__).resolve().parent
 
-# where a comparison with a threshold may be written: the rule and its compiled twin; the
+# where a comparison with a threshold may be written: the rule, its compiled twin and the
+# reference (which reads alone, so it keeps its own copy of XGBoost's rule); the
 # histogram trainers (one machine, and a Dask worker's shard) say which *bins* go left (a
 # bin's cut against t), not rows
-RULE_HOMES = {"core/routing.py", "core/_tree_numba.py"}
+RULE_HOMES = {"core/routing.py", "core/_tree_numba.py", "reference.py"}
 BIN_TABLE = {"engine/hist.py", "dask/shard.py"}
 
 

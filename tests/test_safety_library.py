@@ -200,7 +200,7 @@ def test_what_crashes_the_library_is_contained_in_its_child_process(files):
 
 def test_valid_categorical_files_pass_the_validator(tmp_path):
     """The validator checks categories (shapes, segments, codes) without refusing a valid
-    categorical model; the importers still refuse it, with the reason."""
+    categorical model: it is read, and its margins are XGBoost's and LightGBM's own."""
     from teachgbt.io._ubjson import loads
     from teachgbt.io._validate import check_xgboost
 
@@ -210,19 +210,18 @@ def test_valid_categorical_files_pass_the_validator(tmp_path):
     y = ((X.a > 0) ^ X.c.isin(["u", "w"])).astype(int)
     est = xgb.XGBClassifier(n_estimators=2, max_depth=3, enable_categorical=True,
                             max_cat_to_onehot=1, n_jobs=1).fit(X, y)  # fmt: skip
-    for name in ("c.json", "c.ubj"):
-        est.save_model(tmp_path / name)
-        data = (tmp_path / name).read_bytes()
-        d = loads(data) if name.endswith("ubj") else json.loads(data)
-        assert any(1 in list(t["split_type"]) for t in _model(d)["trees"])
-        check_xgboost(d["learner"])  # no refusal
-        with pytest.raises(ValueError, match="categorical split"):
-            tg.from_xgboost(tmp_path / name)
     lgbm = lgb.LGBMClassifier(n_estimators=2, num_leaves=4, verbose=-1, min_data_per_group=5,
                               n_jobs=1).fit(X, y)  # fmt: skip
     lgbm.booster_.save_model(tmp_path / "c.txt")
-    with pytest.raises(ValueError, match="categorical split"):
-        tg.from_lightgbm(tmp_path / "c.txt")
+    for name in ("c.json", "c.ubj", "c.txt"):
+        if name != "c.txt":
+            est.save_model(tmp_path / name)
+            data = (tmp_path / name).read_bytes()
+            d = loads(data) if name.endswith("ubj") else json.loads(data)
+            assert any(1 in list(t["split_type"]) for t in _model(d)["trees"])
+            check_xgboost(d["learner"])  # no refusal
+        code, _, err, _ = _tg("explain", tmp_path / name, "--tree", 1, cwd=tmp_path)
+        assert code == 0 and "differ" not in err and "could not" not in err, err
 
 
 # ------------------------------------------------------------------ read once

@@ -128,5 +128,6 @@ def test_ctrl_c_during_the_first_numba_compile_ends_in_one_line(wide_csv, tmp_pa
     )  # fmt: skip
     if code == 0:  # the fit finished before the signal (a fast machine): nothing to test
         pytest.skip(f"the fit ended within {delay} s")
-    assert code == 130 and err == "interrupted\n", (code, err)
+    said = [ln for ln in err.splitlines() if not ln.startswith("teachgbt: compiling")]
+    assert code == 130 and said == ["interrupted"], (code, err)  # the compile's note aside
     assert not model.exists()

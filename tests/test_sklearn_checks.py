@@ -42,7 +42,7 @@ def test_sparse_input_is_refused_with_a_reason():
         dense.predict(X.tocsc())
 
 
-def test_categorical_column_asks_for_one_hot():
+def test_categorical_column_asks_for_enable_categorical_or_one_hot():
     df = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "colour": pd.Categorical(list("rgbr"))})
-    with pytest.raises(TypeError, match=r"'colour' \(category\).*one-hot"):
+    with pytest.raises(TypeError, match=r"'colour'.*enable_categorical=True.*one-hot"):
         tg.BoostingClassifier(n_estimators=1).fit(df, [0, 1, 0, 1])

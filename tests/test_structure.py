@@ -15,8 +15,6 @@ MAX_ROOT_MODULES = 10
 # the test fails when one of them is split and still listed, or a new one appears
 KNOWN_LONG_FUNCTIONS = {
     "teachgbt.show.explorer.data.build",
-    "teachgbt.explain._worked.prediction",
-    "teachgbt.show.plot.trees.split_scan",
 }
 
 # The folders by job, lowest first: a module imports only from its own folder and from

@@ -85,6 +85,19 @@ def _encode(X, path, only=None):
     return encoded, {c: [d for d in encoded.columns if d.startswith(f"{c}_")] for c in text}
 
 
+def _as_categories(X):
+    """The text columns of a CSV as pandas categories, sorted (``--categorical native``: the
+    trees split them into sets): returns (X, {column: categories})."""
+    from ..utils import text_columns
+
+    out, found = X.copy(), {}
+    for c in text_columns(X):
+        categories = sorted(X[c].dropna().unique(), key=str)
+        out[c] = pd.Categorical(X[c], categories=categories)
+        found[c] = [str(v) for v in categories]
+    return out, found
+
+
 # ------------------------------------------------------------------ commands
 def cmd_walkthrough(args):
     from ..teach import walkthrough
@@ -124,9 +137,20 @@ def cmd_train(args):
             f"{_short(list(df.columns))}"
         )
     y = df[args.target]
-    X, encoded = _encode(df.drop(columns=[args.target]), args.data)
-    for column, dummies in encoded.items():
-        print(f"one-hot encoded the text column {column!r} as {', '.join(dummies)}")
+    native = args.categorical == "native"
+    if native and args.tree_method != "hist":
+        raise CommandError(
+            "--categorical native splits text columns into sets of categories, which the hist "
+            "trainer does (as XGBoost's enable_categorical): add --tree-method hist"
+        )
+    features = df.drop(columns=[args.target])
+    X, encoded = _as_categories(features) if native else _encode(features, args.data)
+    for column, names in encoded.items():
+        if native:
+            print(f"the text column {column!r} is split into sets of its {len(names)} "
+                  f"categories: {_short(names)}")  # fmt: skip
+        else:
+            print(f"one-hot encoded the text column {column!r} as {', '.join(names)}")
     kind = args.task
     if kind == "auto":  # two values, or labels that are not numbers: classes
         text = not pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y)
@@ -143,6 +167,7 @@ def cmd_train(args):
         gamma=args.gamma,
         min_child_weight=args.min_child_weight,
         max_bin=args.max_bin,
+        enable_categorical=native,
     )
     train_rows, held_out = _split_rows(len(X), args.eval_fraction)
     if kind == "classify" and held_out is not None and y.iloc[train_rows].nunique() < 2:
@@ -223,37 +248,44 @@ def _features(model, df, path):
         unknown = sorted(dummies - set(names))
         if unknown:
             raise CommandError(f"{path} has categories the model never saw in training: {unknown}")
-    from ..utils import check_X
+    from ..utils import check_X, encode_categories
 
     X = model_features(model, df, path)
-    text = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
+    categories = model.model_.categories  # features split into sets: read by category name
+    text = [c for j, c in enumerate(X.columns)
+            if not pd.api.types.is_numeric_dtype(X[c]) and j not in categories]  # fmt: skip
     if text:
         raise CommandError(f"{path}: the feature column {_short(text[0])} holds text, not numbers")
-    check_X(X, path)  # an inf named by its column and row of the file, not of a selection
+    # an inf named by its column and row of the file, not of a selection
+    check_X(encode_categories(X, categories), path)
     return X
 
 
 def _running_margin(model, values):
-    """One row per round: the value its (class's) tree adds and the margin after it, and p
-    for two classes (with K ≥ 3, p needs every class's margin)."""
+    """One row per round: the value its (class's) tree adds and the margin after it, and the
+    prediction through the link when there is one (p for two classes; with K ≥ 3, p needs
+    every class's margin)."""
     import numpy as np
 
-    from ..core.losses import sigmoid
-
+    fitted = model.model_
     adds = np.asarray(values["leaf_values"], dtype=float)
     margin = values["base_margin"] + np.cumsum(adds)
     table = pd.DataFrame({"round": values["rounds"], "leaf value": adds,
                           "margin after": margin})  # fmt: skip
-    binary = model.model_.is_classifier and model.model_.n_outputs == 1
-    if binary:
-        table["p after"] = sigmoid(margin)
     start = {"round": "start", "leaf value": np.nan, "margin after": values["base_margin"]}
-    if binary:
-        start["p after"] = sigmoid(values["base_margin"])
+    linked = fitted.n_outputs == 1 and fitted.loss.link not in _NO_LINK
+    column = "p after" if fitted.loss.link in ("logit", "half logit") else "prediction after"
+    if linked:
+        table[column] = fitted.link(margin)
+        start[column] = float(fitted.link(np.asarray([values["base_margin"]]))[0])
     table = pd.concat([pd.DataFrame([start]), table], ignore_index=True)
-    numbers = ["leaf value", "margin after"] + (["p after"] if "p after" in table else [])
+    numbers = ["leaf value", "margin after"] + ([column] if linked else [])
     table[numbers] = table[numbers].astype(float).round(4) + 0.0  # + 0.0: never "-0.0"
     return table.astype(object).where(table.notna(), "")
+
+
+# the links whose prediction is the margin itself: no column of their own
+_NO_LINK = ("identity", "score", "mean of trees", "logitraw")
 
 
 def _tree_number(model, k):
@@ -411,6 +443,17 @@ def _csv_options(parser):
     )
 
 
+def _categorical_option(parser):
+    parser.add_argument(
+        "--categorical",
+        choices=("onehot", "native"),
+        default="onehot",
+        help="what becomes of text columns: onehot (the default) makes one 0/1 column per "
+        "category (seed 002); native splits them into sets of categories, colour ∈ {red, "
+        "blue}, as XGBoost's enable_categorical (needs --tree-method hist)",
+    )
+
+
 def build_parser():
     p = argparse.ArgumentParser(
         prog="teachgbt",
@@ -456,6 +499,7 @@ def _train_parser(sub):
     t.add_argument("--gamma", type=float, default=0.0)
     t.add_argument("--min-child-weight", type=float, default=None)
     t.add_argument("--max-bin", type=int, default=256)
+    _categorical_option(t)
     t.add_argument(
         "--eval-fraction",
         type=float,

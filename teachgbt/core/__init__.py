@@ -4,12 +4,14 @@
                     seed: the one home of the math
     losses.py       each objective: g, h, base score, link; the one sigmoid
     routing.py      which way a row goes: each library's own comparison, in one form (x < T)
-    tree.py         Tree: flat node arrays, its rule, apply, predict, path, to_frame
+    tree.py         Tree: flat node arrays (threshold and set splits), its rule, apply,
+                    predict, path, to_frame
     model.py        Model: trees by round and class, base margins, link, origin; every
                     margin any view shows is computed here
     format.py       the one formatter of numbers, thresholds and rules
     _validate.py    what a valid tree is, checked before any compiled code walks one
     _tree_numba.py  the compiled twins of Tree.apply and the margin sum (optional: numba)
+    _sets_numba.py  the compiled walk of a tree with set splits (x ∈ S; optional: numba)
 
 Nothing here imports the engine or anything that shows or wraps a model.
 """
@@ -21,6 +23,7 @@ from ._validate import (
     ModelFileError,
     check_count,
     check_imported_tree,
+    check_sets,
     check_structure,
     check_tree,
     check_values,
@@ -48,6 +51,7 @@ __all__ = [
     "MAX_FEATURES",
     "check_count",
     "check_imported_tree",
+    "check_sets",
     "check_structure",
     "check_tree",
     "check_values",

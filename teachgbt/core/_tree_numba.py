@@ -10,7 +10,11 @@ kernel per precision. ``goes_left`` is ``routing.goes_left`` compiled.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from ..utils import kernels
+
+BLOCK = 1024  # rows a thread takes at a time (eight of them step through a tree together)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -21,60 +25,75 @@ def goes_left(x, threshold, default_left):
     return (x < threshold) | (default_left & (x != x))
 
 
-@njit(parallel=True, cache=True, nogil=True)
 def apply_tree(X, feature, threshold, default_left, left, right, depth):
     """Tree.apply: ``depth`` steps from the root, x < threshold left, NaN by default.
 
     Leaves must point to themselves (``left[leaf] == right[leaf] == leaf``).
     Eight rows take each step together, which lets the processor overlap
-    their memory reads; the child is picked by arithmetic, not a branch.
+    their memory reads; the child is picked by arithmetic, not a branch. Blocks
+    of rows are shared between threads (``_kernels.share``).
     """
+    out = np.empty(X.shape[0], dtype=np.int32)
+    args = (X, feature, threshold, default_left, left, right, depth, out)
+    kernels.share(_apply_blocks, args, (X.shape[0] + BLOCK - 1) // BLOCK)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _apply_blocks(X, feature, threshold, default_left, left, right, depth, out, lo, hi):
+    """``apply_tree`` for the blocks of rows lo..hi."""
     n = X.shape[0]
     u = np.uint64  # unsigned indices: no handling of negative ones in the inner loop
-    out = np.empty(n, dtype=np.int32)
-    for block in prange((n + 7) // 8):
-        lo = block * 8
-        m = min(n, lo + 8) - lo
-        nodes = np.zeros(8, dtype=np.int32)
+    nodes = np.zeros(8, dtype=np.int32)
+    for row in range(lo * BLOCK, min(n, hi * BLOCK), 8):
+        m = min(n, row + 8) - row
+        nodes[:] = 0
         for _ in range(depth):
             for t in range(m):
                 node = u(nodes[t])
-                x = X[u(lo + t), u(feature[node])]
+                x = X[u(row + t), u(feature[node])]
                 go = goes_left(x, threshold[node], default_left[node])
                 a, b = left[node], right[node]
                 nodes[t] = b + (a - b) * go
         for t in range(m):
-            out[lo + t] = nodes[t]
-    return out
+            out[row + t] = nodes[t]
 
 
-@njit(parallel=True, cache=True, nogil=True)
 def add_trees(X, margin, feature, threshold, default_left, left, right, value, offsets, depth):
     """``tree.add_tree_values``: every tree's leaf value added to ``margin``, tree after tree.
 
     The trees' node arrays are concatenated, tree t's nodes from ``offsets[t]`` (node ids
     within a tree, leaves pointing to themselves). Eight rows go through every tree
     while they are in cache, taking each step together as in ``apply_tree``; each row
-    adds the trees in order, in margin's precision.
+    adds the trees in order, in margin's precision. Blocks of rows are shared between
+    threads.
     """
+    args = (X, margin, feature, threshold, default_left, left, right, value, offsets, depth)
+    kernels.share(_add_blocks, args, (X.shape[0] + BLOCK - 1) // BLOCK)
+
+
+@njit(cache=True, nogil=True)
+def _add_blocks(
+    X, margin, feature, threshold, default_left, left, right, value, offsets, depth, lo, hi
+):
+    """``add_trees`` for the blocks of rows lo..hi."""
     n = X.shape[0]
     u = np.uint64  # unsigned indices: no handling of negative ones in the inner loop
-    for block in prange((n + 7) // 8):
-        lo = block * 8
-        m = min(n, lo + 8) - lo
-        nodes = np.zeros(8, dtype=np.int32)
+    nodes = np.zeros(8, dtype=np.int32)
+    for row in range(lo * BLOCK, min(n, hi * BLOCK), 8):
+        m = min(n, row + 8) - row
         for t in range(offsets.shape[0] - 1):
             off = offsets[t]
             nodes[:] = 0
             for _ in range(depth[t]):
                 for k in range(m):
                     g = u(off + nodes[k])
-                    x = X[u(lo + k), u(feature[g])]
+                    x = X[u(row + k), u(feature[g])]
                     go = goes_left(x, threshold[g], default_left[g])
                     a, b = left[g], right[g]
                     nodes[k] = b + (a - b) * go
             for k in range(m):
-                margin[lo + k] = margin[lo + k] + value[off + nodes[k]]
+                margin[row + k] = margin[row + k] + value[off + nodes[k]]
 
 
 @njit(cache=True, nogil=True)
@@ -85,19 +104,26 @@ def put_leaf_values(out, rows, leaf, value):
         out[np.uint64(rows[i])] = value[np.uint64(leaf[i])]
 
 
-@njit(parallel=True, cache=True, nogil=True)
 def add_tree_shap(X, feature, threshold, default_left, node, went_left, bit, slot_feature,
                   table, n_slots, phi):  # fmt: skip
     """phi[r] += Σ_leaves table[leaf·2^S + pattern(r, leaf)] into the slots' columns.
 
     pattern(r, leaf): bit s set when row r follows every edge of the leaf's path that
-    splits on the leaf's s-th feature (edges with ``bit == 0`` are padding).
+    splits on the leaf's s-th feature (edges with ``bit == 0`` are padding). The rows
+    are shared between threads.
     """
-    n = X.shape[0]
+    args = (X, feature, threshold, default_left, node, went_left, bit, slot_feature, table)
+    kernels.share(_shap_rows, (*args, n_slots, phi), X.shape[0])
+
+
+@njit(cache=True, nogil=True)
+def _shap_rows(X, feature, threshold, default_left, node, went_left, bit, slot_feature,
+               table, n_slots, phi, lo, hi):  # fmt: skip
+    """``add_tree_shap`` for the rows lo..hi."""
     n_nodes = feature.shape[0]
     n_leaves, n_edges = node.shape
     all_ones = (1 << n_slots) - 1
-    for r in prange(n):
+    for r in range(lo, hi):
         left = np.empty(n_nodes, dtype=np.bool_)
         for i in range(n_nodes):
             f = feature[i]

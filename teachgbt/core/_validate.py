@@ -31,6 +31,7 @@ __all__ = [
     "check_count",
     "check_imported_tree",
     "check_values",
+    "check_sets",
     "int_array",
     "float_array",
     "shorten",
@@ -215,7 +216,8 @@ def check_tree(d, n_features, where="the tree", leaf_marker="negative"):
                 f"make it {int(parent[i])}"
             )
     threshold = float_array(d["threshold"], "threshold", where)
-    check_values(threshold, float_array(d["value"], "value", where), split, where)
+    on_set = check_sets(d.get("sets"), d.get("category_names"), split, n_features, where)
+    check_values(threshold, float_array(d["value"], "value", where), split & ~on_set, where)
     for k in _STATS:  # what the Tree stores as numbers must be numbers
         if k in d:
             float_array(d[k], k, where)
@@ -250,6 +252,62 @@ def _check_routing(d, n_features, where):
             f"{where}: zero_missing names feature {bad[0]}, but the model has {n_features} "
             f"features (0 to {n_features - 1})"
         )
+
+
+MAX_CATEGORY = 2**31 - 1  # a category code is a C int in every library
+MAX_SET_CODES = 1 << 24  # codes in one tree's sets, at most (XGBoost's codes are below 2^24)
+
+
+def check_sets(sets, category_names, split, n_features, where="the tree"):
+    """The set splits of a tree file (``{node: [codes]}``, each on a split node, codes whole
+    numbers in 0 … 2^31 − 1, not too many) and its category names (``{feature: [names]}``,
+    features in range). Returns the mask of set-split nodes."""
+    split = np.asarray(split, dtype=bool)
+    on_set = np.zeros(len(split), dtype=bool)
+    if category_names is not None:
+        if not isinstance(category_names, dict):
+            raise ModelFileError(f"{where}: category_names is not an object")
+        for j, names in category_names.items():
+            f = check_count("a feature of category_names", _as_int(j), 0, n_features - 1, where)
+            if not isinstance(names, list) or not all(
+                isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in names
+            ):
+                raise ModelFileError(
+                    f"{where}: the categories of feature {f} are not a list of names or numbers"
+                )
+            if len(set(names)) != len(names):
+                raise ModelFileError(f"{where}: feature {f} lists a category twice")
+    if sets is None:
+        return on_set
+    if not isinstance(sets, dict):
+        raise ModelFileError(f"{where}: sets is not an object (node: [category codes])")
+    total = 0
+    for key, codes in sets.items():
+        i = check_count("a node of sets", _as_int(key), 0, len(split) - 1, where)
+        if not split[i]:
+            raise ModelFileError(f"{where}, node {i}: a set of categories on a leaf")
+        if not isinstance(codes, list) or not codes:
+            raise ModelFileError(f"{where}, node {i}: its set is not a list of category codes")
+        total += len(codes)
+        if total > MAX_SET_CODES:
+            raise ModelFileError(f"{where}: its sets hold more than {MAX_SET_CODES} codes")
+        a = int_array(codes, "its set", f"{where}, node {i}")
+        bad = a[(a < 0) | (a > MAX_CATEGORY)]
+        if bad.size:
+            raise ModelFileError(
+                f"{where}, node {i}: its set holds the code {int(bad[0])}; category codes are "
+                f"whole numbers from 0 to {MAX_CATEGORY}"
+            )
+        on_set[i] = True
+    return on_set
+
+
+def _as_int(key):
+    """A JSON object's key as the whole number it spells ("3" -> 3), else the key itself."""
+    try:
+        return int(key) if isinstance(key, str) and key.strip().lstrip("-").isdigit() else key
+    except ValueError:
+        return key
 
 
 def check_values(threshold, value, split, where="the tree"):

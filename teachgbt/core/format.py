@@ -1,4 +1,4 @@
-"""One formatter for the numbers and rules every view shows.
+"""One formatter for the numbers, rules and category sets every view shows.
 
 The walkthrough's text, the tree diagrams, the text tree, ``explain``,
 ``check``, ``display`` and ``plot`` all print a threshold, a rule or a tree's
@@ -15,10 +15,21 @@ import numpy as np
 
 from .routing import DEFAULT_RULE, rule_of
 
-__all__ = ["format_number", "format_threshold", "format_rule", "split_rule"]
+__all__ = [
+    "format_number",
+    "format_threshold",
+    "format_rule",
+    "format_category",
+    "format_set",
+    "format_set_rule",
+    "format_value",
+    "split_rule",
+]
 
 # a threshold prints as a plain decimal inside this range of magnitudes, else in e-notation
 _PLAIN_MIN, _PLAIN_MAX = 1e-4, 1e9
+# a set of more categories than this is shortened to its first ones and its size
+SET_SHOWN = 4
 
 
 def format_number(x, precision=3):
@@ -51,8 +62,50 @@ def format_rule(feature, threshold, rule=DEFAULT_RULE):
     return f"{feature} {rule_of(rule).op} {format_threshold(threshold, rule)}"
 
 
-def split_rule(tree, node):
-    """The rule of split node ``node`` of ``tree``, with the tree's own feature name."""
+def format_category(label):
+    """A category as a rule shows it: its name, or its code (a whole number)."""
+    if isinstance(label, (bool, np.bool_)):
+        return str(label)
+    if isinstance(label, (int, np.integer)):
+        return str(int(label))
+    if isinstance(label, (float, np.floating)):
+        return format_number(label, 6)
+    return str(label)
+
+
+def format_value(x, categories=None):
+    """A feature's value as a row shows it: ``missing``, the category a code names (with
+    ``categories``, the feature's; "unseen" for a code none has), or the number."""
+    x = float(x)
+    if math.isnan(x):
+        return "missing"
+    if categories is None:
+        return format_number(x, 6)
+    if x == int(x) and 0 <= x < len(categories):
+        return format_category(categories[int(x)])
+    # −1: a category the model never saw, as a DataFrame or CSV is read; else the code
+    return "unseen" if x == -1 else f"unseen ({format_number(x, 6)})"
+
+
+def format_set(labels, full=False):
+    """``{red, blue}``; with more than ``SET_SHOWN`` categories (unless ``full``) the first
+    few and the count: ``{a, b, c, … 12 in all}``."""
+    shown = [format_category(v) for v in labels]
+    if not full and len(shown) > SET_SHOWN:
+        return "{" + ", ".join(shown[: SET_SHOWN - 1]) + f", … {len(shown)} in all}}"
+    return "{" + ", ".join(shown) + "}"
+
+
+def format_set_rule(feature, labels, full=False):
+    """The rule of a set split, ``colour ∈ {red, blue}``: rows for which it holds go left."""
+    return f"{feature} ∈ {format_set(labels, full)}"
+
+
+def split_rule(tree, node, full=False):
+    """The rule of split node ``node`` of ``tree``, with the tree's own feature name; a set
+    split's set shortened unless ``full``."""
     node = int(node)
     name = tree.feature_name(int(tree.feature[node]))
+    if node in tree.sets:
+        return format_set_rule(name, tree.set_labels(node), full)
     return format_rule(name, tree.threshold[node], tree.rule)

@@ -1,34 +1,72 @@
-"""Losses: what a boosting round needs from the objective.
+"""Losses: what a boosting round needs from the objective, one class per objective.
 
-Each loss gives the per-instance gradient g_i and hessian h_i at the current
-margin (seed 000: "g_i = ∂ l(y_i, ŷ), h_i = ∂² l(y_i, ŷ)"), the starting
-margin, the link from margin to prediction, and the loss value itself.
+Each loss gives the per-instance gradient g_i and hessian h_i at the current margin
+(seed 000: "g_i = ∂ l(y_i, ŷ), h_i = ∂² l(y_i, ŷ)" — any twice-differentiable l will
+do, and g, h are all the trainer needs), the link from margin to prediction, the
+base score XGBoost estimates when none is given and the space it stores it in
+(``default_base_score``, ``base_margin``), and for the losses whose Newton step is no
+good — absolute error and quantiles, whose h is a constant — the leaf refresh XGBoost
+runs after a tree is grown (``refresh_leaves``). Seed 003 starts from the same place:
+the model that minimises the expected loss, F* = argmin_F E[Ψ(y, F(x))]; each class
+below is one Ψ.
+
+The trainable objectives carry XGBoost's names. Models imported from other libraries
+may use losses teachgbt does not train (LightGBM's fair, scikit-learn's exponential,
+ranking, survival:cox, averaged forests): those classes say how their margin becomes a
+prediction (``transform``, ``link``) and ``trainable`` is False.
 
 Precision: XGBoost keeps margins, g and h in float32 (sums in float64). With
-``dtype=np.float32`` these functions reproduce that arithmetic, which the
-XGBoost-style trainers use so that their trees match XGBoost's split for
+``dtype=np.float32`` these functions reproduce that arithmetic operation by operation,
+which the XGBoost-style trainers use so that their trees match XGBoost's split for
 split; the Friedman GBDT trainer uses float64 throughout, as scikit-learn does.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
+F32 = np.float32
 # XGBoost floors the logistic hessian here, so that a sure prediction still has h > 0
 HESSIAN_FLOOR = 1e-16
-# XGBoost's kRtEps: it estimates softmax start margins as log(prior + this)
+# XGBoost's kRtEps: it estimates softmax start margins as log(prior + this), floors the
+# Newton start's H at it, and squared log error's prediction at −1 + this
 PRIOR_LOG_EPS = 1e-6
+# the hinge loss's hessian where the margin is already past 1: FLT_MIN, not 0
+HINGE_FLAT_HESSIAN = float(np.finfo(np.float32).tiny)
+# count:poisson's default max_delta_step (XGBoost sets it for the hessian and the leaves)
+POISSON_MAX_DELTA_STEP = 0.7
 
 __all__ = [
+    "Link",
+    "LINKS",
     "Loss",
     "SquaredError",
+    "SquaredLogError",
+    "PseudoHuber",
+    "AbsoluteError",
+    "Quantile",
+    "Poisson",
+    "Gamma",
+    "Tweedie",
     "Logistic",
+    "LogitRaw",
+    "Hinge",
     "Softmax",
     "CustomObjective",
+    "Cox",
+    "Ranking",
+    "LibraryLoss",
+    "OneVsAll",
+    "Forest",
+    "OBJECTIVES",
+    "TRAINABLE",
     "get_loss",
     "sigmoid",
     "logit",
     "softmax",
+    "xgboost_quantile",
 ]
 
 
@@ -54,15 +92,129 @@ def softmax(margin):
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def xgboost_quantile(values, alpha, weights=None):
+    """XGBoost's quantile of float32 ``values`` (``common::Quantile``/``WeightedQuantile``).
+
+    Unweighted: linear interpolation at rank α(n+1) (NIST's method), clamped to the
+    smallest and largest value. Weighted: no interpolation, the first sorted value whose
+    cumulative weight (summed in float32) reaches α·Σw. NaN when there are no values.
+    """
+    v = np.asarray(values, dtype=F32)
+    n = len(v)
+    if n == 0:
+        return float("nan")
+    order = np.argsort(v, kind="stable")
+    s = v[order]
+    alpha = float(alpha)
+    if weights is not None:
+        cdf = np.cumsum(np.asarray(weights, dtype=F32)[order], dtype=F32)
+        thresh = F32(float(cdf[-1]) * alpha)
+        return float(s[min(int(np.searchsorted(cdf, thresh, side="left")), n - 1)])
+    if alpha <= 1.0 / (n + 1):
+        return float(s[0])
+    if alpha >= n / (n + 1):
+        return float(s[-1])
+    x = alpha * (n + 1)
+    k = int(np.floor(x)) - 1
+    d = (x - 1) - k
+    step = F32(s[k + 1] - s[k])  # v1 − v0 in float, then scaled in double
+    return float(F32(float(s[k]) + d * float(step)))
+
+
+# ------------------------------------------------------------------ links
+@dataclass(frozen=True)
+class Link:
+    """How a margin becomes a prediction, in words for the views: ``formula`` shows the
+    prediction from ``margin``; ``leaf`` says what a leaf's value adds to."""
+
+    name: str
+    formula: str
+    leaf: str
+
+
+LINKS = {
+    link.name: link
+    for link in (
+        Link("identity", "prediction = margin", "the prediction itself"),
+        Link(
+            "logit",
+            "p = σ(margin) = 1 / (1 + e^−margin)",
+            "the log-odds: a row's probability is σ of its whole margin",
+        ),
+        Link(
+            "log",
+            "prediction = e^margin",
+            "the log of the mean: e^value multiplies the prediction",
+        ),
+        Link(
+            "softmax",
+            "p_k = e^margin_k / Σ_j e^margin_j",
+            "the margin of its class; the probabilities are the softmax of every class's",
+        ),
+        Link(
+            "logitraw",
+            "prediction = margin (log-odds; σ(margin) is the probability, not applied)",
+            "the log-odds, which the model predicts without σ",
+        ),
+        Link(
+            "hinge",
+            "prediction = 1 if margin > 0 else 0",
+            "a score whose sign is the class (the hinge loss wants margin·(2y−1) ≥ 1)",
+        ),
+        Link(
+            "sigmoid per class",
+            "p_k = σ(margin_k), one sigmoid per class (the p_k need not sum to 1)",
+            "the log-odds of its class against all the others",
+        ),
+        Link(
+            "softplus",
+            "prediction = log(1 + e^margin)",
+            "a margin whose softplus log(1 + e^margin) is the prediction",
+        ),
+        Link(
+            "half logit",
+            "p = σ(2·margin)",
+            "half the log-odds (AdaBoost's exponential loss)",
+        ),
+        Link("score", "score = margin", "the ranking score (only its order within a query counts)"),
+        Link(
+            "mean of trees",
+            "prediction = the mean of the trees' leaf values",
+            "the average: each tree adds its leaf value / the number of trees",
+        ),
+    )
+}
+
+
+# ------------------------------------------------------------------ the interface
 class Loss:
-    """Base class. Subclasses define ``name``, ``grad_hess`` and friends."""
+    """Base class. Subclasses define ``name``, ``grad_hess`` and friends.
+
+    ``link`` names the map from margin to prediction (``LINKS``); ``transform`` applies
+    it; ``base_margin`` maps a base score to the margin every row starts from (XGBoost's
+    ``ProbToMargin``: the base score is stored in prediction space for most objectives);
+    ``default_base_score`` is XGBoost's estimate from y when none is given.
+    ``refreshes_leaves``: after a tree is grown its leaves are recomputed from the rows
+    they hold (``refresh_leaves``), not −G/(H+λ). ``default_max_delta_step``: the
+    ``max_delta_step`` the loss implies when none is given. ``trainable``: teachgbt can
+    grow trees on it (else it only reads models that use it).
+    """
 
     name = "loss"
     is_classification = False
     n_outputs = 1  # margins per instance, and trees per round
+    link = "identity"
+    trainable = True
+    refreshes_leaves = False
+    default_max_delta_step = 0.0
+    #: the evaluation metric XGBoost reports for this objective (``evals_result_``)
+    metric_name = "rmse"
 
     def grad_hess(self, y, margin, dtype=np.float64):
-        raise NotImplementedError
+        raise NotImplementedError(
+            f"the {self.name} loss is not one teachgbt trains with: it reads models that use "
+            f"it. Train with one of {', '.join(TRAINABLE)}"
+        )
 
     def default_base_score(self, y, sample_weight=None):
         """XGBoost's estimate when ``base_score`` is not given: the weighted mean of y."""
@@ -78,22 +230,47 @@ class Loss:
 
     def loss(self, y, margin, sample_weight=None):
         """Mean loss, weighted by ``sample_weight``."""
-        raise NotImplementedError
+        return float("nan")
 
     def check_base_score(self, base_score):
         return float(base_score)
-
-    #: the evaluation metric XGBoost reports for this objective (``evals_result_``)
-    metric_name = "rmse"
 
     def metric(self, y, margin, sample_weight=None):
         r = np.asarray(y, dtype=np.float64) - self.transform(margin)
         return float(np.sqrt(np.average(r * r, weights=sample_weight)))
 
+    def refresh_leaves(self, tree, rows, leaf, y, margin, sample_weight=None):
+        """Recompute the leaves of a freshly grown ``tree`` from its rows; a no-op unless
+        ``refreshes_leaves``. ``rows``/``leaf``: each training row the tree was grown from
+        and the leaf it reached; ``margin``: the margins before this tree, (n,)."""
+
+    def describe(self):
+        """One line naming the objective and what its margin means."""
+        link = LINKS[self.link]
+        return f"objective {self.name}: {link.formula}; a leaf adds to {link.leaf}"
+
     def __repr__(self):
         return f"{type(self).__name__}()"
 
 
+def _newton_from_zero(loss, y, sample_weight):
+    """XGBoost's ``FitIntercept``: one Newton step from margin 0 over the whole data,
+    −Σg / max(Σh, 1e-6) (g, h weighted, summed in float64), stored as a float32; the
+    objective's transform then takes it to prediction space."""
+    g, h = loss.grad_hess(y, np.zeros(len(y), dtype=F32), dtype=F32)
+    if sample_weight is not None:
+        w = np.asarray(sample_weight, dtype=F32)
+        g, h = g * w, h * w
+    G, H = float(g.astype(np.float64).sum()), float(h.astype(np.float64).sum())
+    return float(F32(-G / max(H, PRIOR_LOG_EPS)))
+
+
+def _weighted(values, sample_weight):
+    """The mean of per-row values, weighted by ``sample_weight``."""
+    return float(np.average(np.asarray(values, dtype=np.float64), weights=sample_weight))
+
+
+# ------------------------------------------------------------------ regression
 class SquaredError(Loss):
     """l(y, ŷ) = ½(y − ŷ)²:  g = ŷ − y,  h = 1  (XGBoost's ``reg:squarederror``).
 
@@ -112,9 +289,338 @@ class SquaredError(Loss):
 
     def loss(self, y, margin, sample_weight=None):
         r = np.asarray(y, dtype=np.float64) - np.asarray(margin, dtype=np.float64)
-        return float(np.average(0.5 * r * r, weights=sample_weight))
+        return _weighted(0.5 * r * r, sample_weight)
 
 
+class SquaredLogError(Loss):
+    """l = ½[log(1 + ŷ) − log(1 + y)]²  (``reg:squaredlogerror``; y > −1):
+
+        g = (log1p ŷ − log1p y) / (ŷ + 1)
+        h = max((1 − log1p ŷ + log1p y) / (ŷ + 1)², 1e-6)
+
+    ŷ is floored at −1 + 1e-6 so that log1p is defined; h is floored where the loss
+    bends the wrong way (it is not convex far above y). The base score is one Newton
+    step from margin 0 (XGBoost's ``FitIntercept``).
+    """
+
+    name = "reg:squaredlogerror"
+    metric_name = "rmsle"
+
+    def _floored(self, margin, dtype):
+        return np.maximum(np.asarray(margin, dtype=dtype), dtype(-1 + PRIOR_LOG_EPS))
+
+    def grad_hess(self, y, margin, dtype=np.float64):
+        p = self._floored(margin, dtype)
+        ly = np.log1p(np.asarray(y, dtype=dtype))
+        lp = np.log1p(p)
+        g = (lp - ly) / (p + dtype(1))
+        # XGBoost divides by std::pow(ŷ + 1, 2), a double, before storing h as a float
+        h = ((-lp + ly + dtype(1)).astype(np.float64) / (p.astype(np.float64) + 1.0) ** 2).astype(
+            dtype
+        )
+        return g, np.maximum(h, dtype(PRIOR_LOG_EPS))
+
+    def check_base_score(self, base_score):
+        return _above("base_score", base_score, -1.0, self.name)
+
+    def default_base_score(self, y, sample_weight=None):
+        return _newton_from_zero(self, y, sample_weight)
+
+    def loss(self, y, margin, sample_weight=None):
+        p = self._floored(margin, np.float64)
+        d = np.log1p(p) - np.log1p(np.asarray(y, dtype=np.float64))
+        return _weighted(0.5 * d * d, sample_weight)
+
+    def metric(self, y, margin, sample_weight=None):
+        d = np.log1p(np.asarray(y, dtype=np.float64)) - np.log1p(self.transform(margin))
+        return float(np.sqrt(np.average(d * d, weights=sample_weight)))
+
+
+class PseudoHuber(Loss):
+    """l = s²(√(1 + (ŷ − y)²/s²) − 1), s = ``huber_slope`` (``reg:pseudohubererror``):
+
+        g = d / √(1 + d²/s²),   h = s² / ((s² + d²)·√(1 + d²/s²)),   d = ŷ − y
+
+    Squared error near y, absolute error (slope s) far from it: outliers pull the
+    leaves at most s per row. The base score is one Newton step from margin 0.
+    """
+
+    name = "reg:pseudohubererror"
+    metric_name = "mphe"
+
+    def __init__(self, huber_slope=1.0):
+        slope = float(huber_slope)
+        if not np.isfinite(slope) or slope == 0:
+            raise ValueError(
+                f"huber_slope must be a finite number other than 0; got {huber_slope!r}"
+            )
+        self.huber_slope = slope
+
+    def grad_hess(self, y, margin, dtype=np.float64):
+        s2 = dtype(self.huber_slope) * dtype(self.huber_slope)
+        z = np.asarray(margin, dtype=dtype) - np.asarray(y, dtype=dtype)
+        scale_sqrt = np.sqrt(dtype(1) + z * z / s2)
+        g = z / scale_sqrt
+        h = s2 / ((s2 + z * z) * scale_sqrt)
+        return g, h
+
+    def default_base_score(self, y, sample_weight=None):
+        return _newton_from_zero(self, y, sample_weight)
+
+    def loss(self, y, margin, sample_weight=None):
+        s = self.huber_slope
+        d = np.asarray(margin, dtype=np.float64) - np.asarray(y, dtype=np.float64)
+        return _weighted(s * s * (np.sqrt(1 + (d / s) ** 2) - 1), sample_weight)
+
+    def metric(self, y, margin, sample_weight=None):
+        return self.loss(y, margin, sample_weight)
+
+    def __repr__(self):
+        return f"PseudoHuber(huber_slope={self.huber_slope:g})"
+
+
+class Quantile(Loss):
+    """The pinball loss of the α-quantile, α = ``quantile_alpha`` (``reg:quantileerror``):
+
+        l = α(y − ŷ) if y > ŷ, else (1 − α)(ŷ − y)
+        g = 1 − α if ŷ ≥ y, else −α;   h = 1
+
+    Its true second derivative is 0, so XGBoost uses h = 1 to pick the splits and then
+    *refreshes* each leaf (``refresh_leaves``): the leaf becomes η × the α-quantile of
+    the residuals y − ŷ of its rows, which is the leaf that minimises the loss; −G/(H+λ)
+    would only count how many rows lie above and below. The base score is the
+    α-quantile of y.
+    """
+
+    name = "reg:quantileerror"
+    metric_name = "quantile"
+    refreshes_leaves = True
+
+    def __init__(self, quantile_alpha=0.5):
+        alpha = np.asarray(quantile_alpha, dtype=np.float64).reshape(-1)
+        if alpha.size != 1:
+            raise ValueError(
+                f"quantile_alpha={quantile_alpha!r}: teachgbt trains one quantile per model; "
+                "fit one model per α"
+            )
+        if not 0.0 < alpha[0] < 1.0:
+            raise ValueError(f"quantile_alpha must lie strictly between 0 and 1; got {alpha[0]!r}")
+        self.quantile_alpha = float(F32(alpha[0]))  # XGBoost keeps α as a float
+
+    def grad_hess(self, y, margin, dtype=np.float64):
+        a = dtype(self.quantile_alpha)
+        d = np.asarray(margin, dtype=dtype) - np.asarray(y, dtype=dtype)
+        g = np.where(d >= 0, dtype(1) - a, -a).astype(dtype)
+        return g, np.ones_like(g)
+
+    def default_base_score(self, y, sample_weight=None):
+        return xgboost_quantile(y, self.quantile_alpha, sample_weight)
+
+    def refresh_leaves(self, tree, rows, leaf, y, margin, sample_weight=None):
+        """Each leaf's value becomes η·Q_α(y − ŷ) over its rows (XGBoost's ``UpdateTreeLeaf``:
+        residuals in float32; unweighted Q interpolates, weighted Q steps); a leaf without
+        rows keeps its Newton value. The Newton weight −G/(H+λ) stays in
+        ``tree.extra["newton_weight"]``; ``weight`` becomes the quantile itself."""
+        residual = (np.asarray(y, dtype=F32) - np.asarray(margin, dtype=F32))[rows]  # (m,)
+        w = None if sample_weight is None else np.asarray(sample_weight, dtype=F32)[rows]
+        newton = tree.weight.copy()
+        eta = F32(tree.learning_rate)
+        for j in tree.leaves:
+            mine = leaf == j
+            if not mine.any():
+                continue
+            q = xgboost_quantile(
+                residual[mine], self.quantile_alpha, None if w is None else w[mine]
+            )
+            tree.weight[j] = q
+            tree.value[j] = float(F32(q) * eta)
+        tree.extra["newton_weight"] = newton
+
+    def loss(self, y, margin, sample_weight=None):
+        a = self.quantile_alpha
+        r = np.asarray(y, dtype=np.float64) - np.asarray(margin, dtype=np.float64)
+        return _weighted(np.where(r > 0, a * r, (a - 1) * r), sample_weight)
+
+    def metric(self, y, margin, sample_weight=None):
+        return self.loss(y, margin, sample_weight)
+
+    def __repr__(self):
+        return f"Quantile(quantile_alpha={self.quantile_alpha:g})"
+
+
+class AbsoluteError(Quantile):
+    """l = |y − ŷ|  (``reg:absoluteerror``):  g = sign(ŷ − y),  h = 1.
+
+    The median's loss: the quantile loss at α = ½, doubled. Like it, its true h is 0,
+    so XGBoost's ``hist`` refreshes each leaf to η × the median of its rows' residuals
+    after growing the tree. The base score is the (weighted) median of y.
+    """
+
+    name = "reg:absoluteerror"
+    metric_name = "mae"
+
+    def __init__(self):
+        super().__init__(0.5)
+
+    def grad_hess(self, y, margin, dtype=np.float64):
+        d = np.asarray(margin, dtype=dtype) - np.asarray(y, dtype=dtype)
+        g = np.sign(d).astype(dtype)
+        return g, np.ones_like(g)
+
+    def default_base_score(self, y, sample_weight=None):
+        median = xgboost_quantile(y, 0.5, sample_weight)
+        # XGBoost scales by Σw and back (a weighted average over workers), in float32
+        total = float(len(y)) if sample_weight is None else float(np.sum(sample_weight))
+        return float(F32(float(F32(median * total)) / total)) if total > 0 else 0.0
+
+    def loss(self, y, margin, sample_weight=None):
+        r = np.asarray(y, dtype=np.float64) - np.asarray(margin, dtype=np.float64)
+        return _weighted(np.abs(r), sample_weight)
+
+    def __repr__(self):
+        return "AbsoluteError()"
+
+
+class _LogLink(Loss):
+    """A loss on log(mean): prediction e^margin, base score the mean of y (XGBoost's
+    ``FitInterceptGlmLike``), stored as it is, its log the start margin."""
+
+    link = "log"
+
+    def check_base_score(self, base_score):
+        return _above("base_score", base_score, 0.0, self.name)
+
+    def base_margin(self, base_score):
+        return float(np.log(F32(base_score)))
+
+    def transform(self, margin):
+        return np.exp(np.asarray(margin, dtype=np.float64))
+
+
+class Poisson(_LogLink):
+    """Poisson deviance on log(mean) (``count:poisson``; y ≥ 0):
+
+        l = e^ŷ − y·ŷ,   g = e^ŷ − y,   h = e^(ŷ + max_delta_step)
+
+    The hessian is inflated by e^0.7 and every leaf clipped to |w*| ≤ 0.7: without
+    them a leaf whose rows are all 0 would have h → 0 as e^ŷ → 0, and w* = −G/(H+λ)
+    would run off towards −∞ (log of a mean of 0). XGBoost sets ``max_delta_step`` 0.7
+    when it is not given.
+    """
+
+    name = "count:poisson"
+    metric_name = "poisson-nloglik"
+    default_max_delta_step = POISSON_MAX_DELTA_STEP
+
+    def __init__(self, max_delta_step=POISSON_MAX_DELTA_STEP):
+        self.max_delta_step = float(max_delta_step)
+
+    def grad_hess(self, y, margin, dtype=np.float64):
+        m = np.asarray(margin, dtype=dtype)
+        with np.errstate(over="ignore"):
+            g = np.exp(m) - np.asarray(y, dtype=dtype)
+            h = np.exp(m + dtype(self.max_delta_step))
+        return g, h
+
+    def loss(self, y, margin, sample_weight=None):
+        m = np.asarray(margin, dtype=np.float64)
+        return _weighted(np.exp(m) - np.asarray(y, dtype=np.float64) * m, sample_weight)
+
+    def metric(self, y, margin, sample_weight=None):
+        from math import lgamma
+
+        y = np.asarray(y, dtype=np.float64)
+        p = np.maximum(self.transform(margin), HESSIAN_FLOOR)
+        row = np.array([lgamma(v + 1.0) for v in y]) + p - np.log(p) * y
+        return _weighted(row, sample_weight)
+
+    def __repr__(self):
+        return f"Poisson(max_delta_step={self.max_delta_step:g})"
+
+
+class Gamma(_LogLink):
+    """Gamma deviance on log(mean) (``reg:gamma``; y > 0):
+
+    l = y·e^−ŷ + ŷ,   g = 1 − y/e^ŷ,   h = y/e^ŷ
+    """
+
+    name = "reg:gamma"
+    metric_name = "gamma-deviance"
+
+    def grad_hess(self, y, margin, dtype=np.float64):
+        with np.errstate(over="ignore"):
+            p = np.exp(np.asarray(margin, dtype=dtype))
+        ratio = np.asarray(y, dtype=dtype) / p
+        return dtype(1) - ratio, ratio
+
+    def loss(self, y, margin, sample_weight=None):
+        m = np.asarray(margin, dtype=np.float64)
+        return _weighted(np.asarray(y, dtype=np.float64) * np.exp(-m) + m, sample_weight)
+
+    def metric(self, y, margin, sample_weight=None):
+        p = self.transform(margin) + PRIOR_LOG_EPS
+        y = np.asarray(y, dtype=np.float64) + PRIOR_LOG_EPS
+        w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
+        return float(2 * np.sum(w * (np.log(p / y) + y / p - 1)) / max(w.sum(), PRIOR_LOG_EPS))
+
+
+class Tweedie(_LogLink):
+    """Tweedie deviance on log(mean), ρ = ``tweedie_variance_power`` in [1, 2)
+    (``reg:tweedie``): between Poisson (ρ = 1) and gamma (ρ = 2), for amounts with many
+    exact zeros (insurance claims):
+
+        l = −y·e^((1−ρ)ŷ)/(1−ρ) + e^((2−ρ)ŷ)/(2−ρ)
+        g = −y·e^((1−ρ)ŷ) + e^((2−ρ)ŷ)
+        h = −y(1−ρ)·e^((1−ρ)ŷ) + (2−ρ)·e^((2−ρ)ŷ)
+    """
+
+    name = "reg:tweedie"
+
+    def __init__(self, tweedie_variance_power=1.5):
+        rho = float(tweedie_variance_power)
+        if not 1.0 <= rho < 2.0:
+            raise ValueError(f"tweedie_variance_power must be in [1, 2); got {rho!r}")
+        self.tweedie_variance_power = rho
+
+    @property
+    def metric_name(self):
+        return f"tweedie-nloglik@{self.tweedie_variance_power:g}"
+
+    def grad_hess(self, y, margin, dtype=np.float64):
+        rho = dtype(self.tweedie_variance_power)
+        m = np.asarray(margin, dtype=dtype)
+        y = np.asarray(y, dtype=dtype)
+        one, two = dtype(1), dtype(2)
+        with np.errstate(over="ignore"):
+            a, b = np.exp((one - rho) * m), np.exp((two - rho) * m)
+        return -y * a + b, -y * (one - rho) * a + (two - rho) * b
+
+    def loss(self, y, margin, sample_weight=None):
+        rho = self.tweedie_variance_power
+        m = np.asarray(margin, dtype=np.float64)
+        y = np.asarray(y, dtype=np.float64)
+        first = y * m if rho == 1.0 else y * np.exp((1 - rho) * m) / (1 - rho)
+        return _weighted(-first + np.exp((2 - rho) * m) / (2 - rho), sample_weight)
+
+    def metric(self, y, margin, sample_weight=None):
+        rho = self.tweedie_variance_power
+        p = self.transform(margin)
+        y = np.asarray(y, dtype=np.float64)
+        a = y * np.exp((1 - rho) * np.log(p)) / (1 - rho) if rho != 1 else y * np.log(p)
+        return _weighted(-a + np.exp((2 - rho) * np.log(p)) / (2 - rho), sample_weight)
+
+    def __repr__(self):
+        return f"Tweedie(tweedie_variance_power={self.tweedie_variance_power:g})"
+
+
+def _above(name, value, bound, objective):
+    value = float(value)
+    if not value > bound:
+        raise ValueError(f"{name}={value!r} must be greater than {bound:g} for {objective}")
+    return value
+
+
+# ------------------------------------------------------------------ two classes
 class Logistic(Loss):
     """Cross entropy on log-odds (XGBoost's ``binary:logistic``, seed 004):
 
@@ -126,6 +632,9 @@ class Logistic(Loss):
 
     name = "binary:logistic"
     is_classification = True
+    link = "logit"
+    metric_name = "logloss"
+    _EDGE_PROBABILITY = 1e-6  # an estimated base_score is kept this far from 0 and 1
 
     def grad_hess(self, y, margin, dtype=np.float64):
         margin = np.asarray(margin, dtype=dtype)
@@ -134,11 +643,15 @@ class Logistic(Loss):
         h = np.maximum(prob * (dtype(1) - prob), dtype(HESSIAN_FLOOR))
         return g, h
 
+    def default_base_score(self, y, sample_weight=None):
+        mean = super().default_base_score(y, sample_weight)
+        return min(max(mean, self._EDGE_PROBABILITY), 1 - self._EDGE_PROBABILITY)
+
     def check_base_score(self, base_score):
         base_score = float(base_score)
         if not 0.0 < base_score < 1.0:
             raise ValueError(
-                f"base_score={base_score!r} is a probability for binary:logistic; "
+                f"base_score={base_score!r} is a probability for {self.name}; "
                 "it must lie strictly between 0 and 1"
             )
         return base_score
@@ -149,8 +662,6 @@ class Logistic(Loss):
     def transform(self, margin):
         return sigmoid(np.asarray(margin, dtype=np.float64))
 
-    metric_name = "logloss"
-
     def metric(self, y, margin, sample_weight=None):
         return self.loss(y, margin, sample_weight)
 
@@ -159,7 +670,234 @@ class Logistic(Loss):
         m = np.asarray(margin, dtype=np.float64)
         # −[y log p + (1−y) log(1−p)] written in log-odds, stable for large |m|
         per_row = np.logaddexp(0.0, m) - y * m
-        return float(np.average(per_row, weights=sample_weight))
+        return _weighted(per_row, sample_weight)
+
+
+class LogitRaw(Logistic):
+    """``binary:logitraw``: the logistic loss of ``binary:logistic`` (same g, h), but the
+    model predicts the margin itself, the log-odds, without σ. Its base score is the
+    mean of y used *as a margin* (XGBoost applies no link to it), so training starts
+    from log-odds 0.4 when 40% of y are 1. XGBoost's metric (logloss) is computed on
+    that raw margin clipped to [1e-16, 1], as its evaluation applies no σ either.
+    """
+
+    name = "binary:logitraw"
+    link = "logitraw"
+
+    def default_base_score(self, y, sample_weight=None):
+        return Loss.default_base_score(self, y, sample_weight)
+
+    def check_base_score(self, base_score):
+        return float(base_score)
+
+    def base_margin(self, base_score):
+        return float(base_score)
+
+    def transform(self, margin):
+        return np.asarray(margin, dtype=np.float64)
+
+    def metric(self, y, margin, sample_weight=None):
+        p = F32(np.asarray(margin, dtype=F32))
+        y = np.asarray(y, dtype=F32)
+        eps = F32(HESSIAN_FLOOR)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pos = np.where(y == 0, F32(0), -y * np.log(np.maximum(p, eps)))
+            neg = np.where(
+                F32(1) - y == 0, F32(0), -(F32(1) - y) * np.log(np.maximum(F32(1) - p, eps))
+            )
+        return _weighted(pos + neg, sample_weight)
+
+
+class Hinge(Loss):
+    """The hinge loss of a support vector machine (``binary:hinge``), t = 2y − 1 ∈ {−1, 1}:
+
+        l = max(0, 1 − t·ŷ),   g = −t where t·ŷ < 1 else 0
+        h = 1 where t·ŷ < 1 else FLT_MIN (≈ 1.2e-38)
+
+    Its true h is 0 everywhere; XGBoost uses 1 on the rows still inside the margin so
+    that a leaf moves by −ΣG/(H+λ), about ±1 per round. It predicts the class itself,
+    1 if ŷ > 0 else 0. Its base score is one Newton step from margin 0, mapped to 0 or
+    1 by that prediction, and then used as the starting margin.
+    """
+
+    name = "binary:hinge"
+    is_classification = True
+    link = "hinge"
+    metric_name = "error"
+
+    def grad_hess(self, y, margin, dtype=np.float64):
+        t = np.asarray(y, dtype=np.float64) * 2.0 - 1.0  # in double, as XGBoost
+        inside = np.asarray(margin, dtype=dtype).astype(np.float64) * t < 1.0
+        g = np.where(inside, -t, 0.0).astype(dtype)
+        h = np.where(inside, 1.0, HINGE_FLAT_HESSIAN).astype(dtype)
+        return g, h
+
+    def default_base_score(self, y, sample_weight=None):
+        return float(self.transform(_newton_from_zero(self, y, sample_weight)))
+
+    def transform(self, margin):
+        return (np.asarray(margin, dtype=np.float64) > 0).astype(np.float64)
+
+    def loss(self, y, margin, sample_weight=None):
+        t = np.asarray(y, dtype=np.float64) * 2.0 - 1.0
+        return _weighted(
+            np.maximum(0.0, 1.0 - t * np.asarray(margin, dtype=np.float64)), sample_weight
+        )
+
+    def metric(self, y, margin, sample_weight=None):
+        wrong = self.transform(margin) > 0.5
+        y = np.asarray(y, dtype=np.float64)
+        return _weighted(np.where(wrong, 1.0 - y, y), sample_weight)
+
+
+# ------------------------------------------------------------------ read, not trained
+class Cox(Loss):
+    """Cox proportional hazards (``survival:cox``): y > 0 is a time of death, y < 0 a
+    censored time. The model predicts the hazard ratio e^margin; its partial likelihood
+    ranks each death against every row still at risk, so g and h of a row sum over
+    the deaths up to its time (Breslow's method). XGBoost stores base_score 1, whose
+    log is the start margin 0. teachgbt reads such models; it does not train them."""
+
+    name = "survival:cox"
+    link = "log"
+    trainable = False
+
+    def base_margin(self, base_score):
+        return float(np.log(F32(base_score)))
+
+    def check_base_score(self, base_score):
+        return _above("base_score", base_score, 0.0, self.name)
+
+    def transform(self, margin):
+        return np.exp(np.asarray(margin, dtype=np.float64))
+
+
+class Ranking(Loss):
+    """Learning to rank (XGBoost's ``rank:pairwise``/``rank:ndcg``/``rank:map``,
+    LightGBM's ``lambdarank``/``rank_xendcg``): the margin is a score whose order within
+    a query is the ranking. g and h do not come from one row: they sum over the pairs
+    of rows of the same query whose labels differ (LambdaMART: each pair pushes the
+    better row up by σ(s_j − s_i) − 1, weighted by how much swapping them would change
+    NDCG). teachgbt reads such models as trees of scores; it does not train them."""
+
+    link = "score"
+    trainable = False
+
+    def __init__(self, name="rank:pairwise"):
+        self.name = str(name)
+
+    def __repr__(self):
+        return f"Ranking({self.name!r})"
+
+
+class LibraryLoss(Loss):
+    """A loss another library trains and teachgbt reads: LightGBM's ``huber``, ``fair``,
+    ``mape``, ``cross_entropy`` (σ), ``cross_entropy_lambda`` (log(1 + e^margin)),
+    scikit-learn's GradientBoosting ``huber`` and ``exponential`` (AdaBoost's loss,
+    p = σ(2·margin)). ``name`` says which; only the link matters to prediction."""
+
+    trainable = False
+    _LINKS = {
+        "lightgbm:huber": "identity",
+        "lightgbm:fair": "identity",
+        "lightgbm:mape": "identity",
+        "lightgbm:cross_entropy": "logit",
+        "lightgbm:cross_entropy_lambda": "softplus",
+        "sklearn:huber": "identity",
+        "sklearn:exponential": "half logit",
+    }
+
+    def __init__(self, name, is_classification=False):
+        if name not in self._LINKS:
+            raise ValueError(f"unknown library loss {name!r}; known: {sorted(self._LINKS)}")
+        self.name = name
+        self.link = self._LINKS[name]
+        self.is_classification = bool(is_classification)
+
+    def base_margin(self, base_score):
+        b = float(base_score)
+        if self.link == "logit":
+            return float(logit(b))
+        if self.link == "half logit":
+            return float(logit(b)) / 2
+        if self.link == "softplus":
+            return float(np.log(np.expm1(b)))
+        return b
+
+    def check_base_score(self, base_score):
+        if self.link in ("logit", "half logit"):
+            return Logistic.check_base_score(self, base_score)
+        if self.link == "softplus":
+            return _above("base_score", base_score, 0.0, self.name)
+        return float(base_score)
+
+    def transform(self, margin):
+        m = np.asarray(margin, dtype=np.float64)
+        if self.link == "logit":
+            return sigmoid(m)
+        if self.link == "half logit":
+            return sigmoid(2.0 * m)
+        if self.link == "softplus":
+            return np.logaddexp(0.0, m)
+        return m
+
+    def __repr__(self):
+        return f"LibraryLoss({self.name!r})"
+
+
+class _Margins(Loss):
+    """K margins per row whose base scores are the K start margins themselves."""
+
+    def __init__(self, n_outputs):
+        self.n_outputs = int(n_outputs)
+
+    def check_base_score(self, base_score):
+        values = np.asarray(base_score, dtype=np.float64).reshape(-1)
+        if values.size == 1:
+            values = np.repeat(values, self.n_outputs)
+        if values.size != self.n_outputs or not np.all(np.isfinite(values)):
+            raise ValueError(
+                f"base_score of {self.name} is {self.n_outputs} start margins; got {base_score!r}"
+            )
+        return values if self.n_outputs > 1 else float(values[0])
+
+    def base_margin(self, base_score):
+        values = np.asarray(base_score, dtype=np.float64).reshape(-1)
+        return values if self.n_outputs > 1 else float(values[0])
+
+
+class OneVsAll(_Margins):
+    """LightGBM's ``multiclassova``: K binary models, one per class against the others,
+    boosted side by side (one tree per class a round); class k's probability is
+    σ(margin_k), and the K probabilities need not sum to 1. teachgbt reads it."""
+
+    name = "lightgbm:multiclassova"
+    link = "sigmoid per class"
+    is_classification = True
+    trainable = False
+
+    def transform(self, margin):
+        return sigmoid(np.asarray(margin, dtype=np.float64))
+
+
+class Forest(_Margins):
+    """A random forest or extra trees (scikit-learn's ``RandomForest*``/``ExtraTrees*``,
+    LightGBM's ``boosting='rf'``): no boosting, the trees are grown independently and
+    their predictions averaged. Each tree's leaves are stored already divided by the
+    number of trees, so the margin is still base + Σ values. A classifier's margins are
+    the class probabilities themselves (the mean of the trees' class fractions); one
+    margin, the positive class's, for two classes. teachgbt reads forests."""
+
+    name = "forest:mean"
+    link = "mean of trees"
+    trainable = False
+
+    def __init__(self, n_outputs=1, is_classification=False):
+        super().__init__(n_outputs)
+        self.is_classification = bool(is_classification)
+
+    def __repr__(self):
+        return f"Forest(n_outputs={self.n_outputs}, is_classification={self.is_classification})"
 
 
 class Softmax(Loss):
@@ -182,6 +920,7 @@ class Softmax(Loss):
 
     name = "multi:softprob"
     is_classification = True
+    link = "softmax"
     metric_name = "mlogloss"
 
     def __init__(self, n_classes):
@@ -317,15 +1056,89 @@ def check_hessian(loss, h):
         )
 
 
-_BY_NAME = {
-    "reg:squarederror": SquaredError,
-    "binary:logistic": Logistic,
-}
+#: the objectives teachgbt trains, by XGBoost's names
+TRAINABLE = (
+    "reg:squarederror",
+    "reg:squaredlogerror",
+    "reg:pseudohubererror",
+    "reg:absoluteerror",
+    "reg:quantileerror",
+    "count:poisson",
+    "reg:gamma",
+    "reg:tweedie",
+    "binary:logistic",
+    "binary:logitraw",
+    "binary:hinge",
+    "multi:softprob",
+)
+_RANKING = ("rank:pairwise", "rank:ndcg", "rank:map", "lightgbm:lambdarank", "lightgbm:rank_xendcg")
+#: every objective name a model may carry: the trainable ones and those teachgbt only reads
+OBJECTIVES = (
+    TRAINABLE
+    + ("survival:cox",)
+    + _RANKING
+    + tuple(LibraryLoss._LINKS)
+    + (
+        "lightgbm:multiclassova",
+        "forest:mean",
+    )
+)
 
 
-def get_loss(objective, is_classifier, n_classes=2):
+def _single(objective, is_classifier, params):
+    """The loss of a one-margin objective name, with its parameters."""
+    alpha = params.get("quantile_alpha")
+    make = {
+        "reg:squarederror": SquaredError,
+        "reg:squaredlogerror": SquaredLogError,
+        "reg:pseudohubererror": lambda: PseudoHuber(params.get("huber_slope", 1.0)),
+        "reg:absoluteerror": AbsoluteError,
+        "reg:quantileerror": lambda: Quantile(_needed(alpha, "quantile_alpha", objective)),
+        "count:poisson": lambda: Poisson(
+            _default(params.get("max_delta_step"), POISSON_MAX_DELTA_STEP)
+        ),
+        "reg:gamma": Gamma,
+        "reg:tweedie": lambda: Tweedie(params.get("tweedie_variance_power", 1.5)),
+        "binary:logistic": Logistic,
+        "binary:logitraw": LogitRaw,
+        "binary:hinge": Hinge,
+        "survival:cox": Cox,
+        "forest:mean": lambda: Forest(1, is_classifier),
+    }
+    if objective in make:
+        return make[objective]()
+    if objective in _RANKING:
+        return Ranking(objective)
+    if objective in LibraryLoss._LINKS:
+        return LibraryLoss(objective, is_classifier)
+    raise ValueError(
+        f"objective={objective!r} is not known; use one of {list(TRAINABLE)} or a callable "
+        "(y, margin) -> (g, h)"
+    )
+
+
+def _default(value, default):
+    return default if value is None else value
+
+
+def _needed(value, name, objective):
+    if value is None:
+        raise ValueError(f"objective={objective!r} needs {name} (XGBoost has no default for it)")
+    return value
+
+
+def get_loss(objective, is_classifier, n_classes=2, **params):
     """Resolve ``objective`` (None, a name or a callable) to a Loss; a classifier of
-    ``n_classes`` ≥ 3 classes gets ``Softmax``."""
+    ``n_classes`` ≥ 3 classes gets ``Softmax`` (or the K-margin loss it names).
+    ``params``: the objective's parameters by XGBoost's names (``huber_slope``,
+    ``quantile_alpha``, ``tweedie_variance_power``, ``max_delta_step``), None for unset."""
+    if isinstance(objective, Loss):
+        return objective
+    multi = {"lightgbm:multiclassova": OneVsAll, "forest:mean": Forest}
+    if is_classifier and n_classes >= 3 and objective in multi:
+        loss = multi[objective](n_classes)
+        loss.is_classification = True
+        return loss
     if is_classifier and (n_classes >= 3 or (n_classes == 2 and objective == "multi:softprob")):
         if objective not in (None, "multi:softprob"):
             raise ValueError(
@@ -335,13 +1148,6 @@ def get_loss(objective, is_classifier, n_classes=2):
         return Softmax(n_classes)
     if objective is None:
         return Logistic() if is_classifier else SquaredError()
-    if isinstance(objective, Loss):
-        return objective
     if isinstance(objective, str):
-        if objective not in _BY_NAME:
-            raise ValueError(
-                f"objective={objective!r} is not known; use one of {sorted(_BY_NAME)} "
-                "or a callable (y, margin) -> (g, h)"
-            )
-        return _BY_NAME[objective]()
+        return _single(objective, is_classifier, params)
     return CustomObjective(objective)

@@ -25,7 +25,7 @@ import numbers
 
 import numpy as np
 
-from ..utils import check_X
+from ..utils import check_X, encode_categories
 from . import routing
 from .tree import add_tree_values
 
@@ -45,7 +45,9 @@ class Model:
     "gbdt"; ``margin_dtype``: the precision margins are summed in (float32 as XGBoost,
     float64 as scikit-learn's GBDT). ``best_iteration``: 0-based best round of early
     stopping, or None. ``origin``: where the model came from ("fitted here", "made from
-    trees (tg.load, from_trees)", "imported from LightGBM (m.txt)", ...).
+    trees (tg.load, from_trees)", "imported from LightGBM (m.txt)", ...). ``categories``:
+    ``{feature: its categories}`` of the categorical features (code c is categories[c]),
+    by which DataFrame columns are read as codes; every tree shows them.
     """
 
     def __init__(
@@ -62,6 +64,7 @@ class Model:
         margin_dtype=np.float32,
         best_iteration=None,
         origin=FITTED_HERE,
+        categories=None,
     ):
         self.loss = loss
         self.base_score = base_score
@@ -76,6 +79,7 @@ class Model:
         self.origin = origin
         self.evals_result = {}  # XGBoost's evals_result(): filled while training
         self.trace = None  # an engine.trace.Trace when the training data was kept
+        self.categories = {int(j): list(v) for j, v in (categories or {}).items()}
         self.trees = []
         trees = list(trees)
         K = self.n_outputs
@@ -138,6 +142,8 @@ class Model:
             raise ValueError(f"a round has {K} tree(s); got {len(trees)}")
         t = self.n_rounds + 1
         for k, tree in enumerate(trees):
+            if self.categories and not tree.category_names:
+                tree.category_names = self.categories
             if tree.round is None:
                 tree.round = t
             if tree.class_ is None and K > 1:
@@ -238,7 +244,11 @@ class Model:
         beyond float32 are numbers too. Returns (matrix, feature names or None).
         ``owner`` names who expects the model's features in the error for a wrong count."""
         trees = self.trees
-        X, names = check_X(X, what, routing.input_dtype(trees), routing.takes_beyond_float32(trees))
+        X = encode_categories(X, self.categories)  # category columns as their codes
+        # the libraries that predict values beyond float32 predict ±inf too (scikit-learn's
+        # GradientBoosting and forests refuse both)
+        wide = routing.takes_beyond_float32(trees)
+        X, names = check_X(X, what, routing.input_dtype(trees), wide, allow_inf=wide)
         if X.shape[1] != self.n_features:
             raise ValueError(
                 f"{what} has {X.shape[1]} features, but {owner} is expecting "

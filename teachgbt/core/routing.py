@@ -26,6 +26,15 @@ so that the comparison is exactly the library's:
 
 XGBoost's ``missing`` (a value that stands for "missing", NaN unless the model says
 otherwise) is input preparation as well: ``tree.missing``.
+
+A set split (``x ∈ S``, S a set of category codes) sends the codes in S left, the other codes
+right and a missing value the default way. How a value reads as a code is the library's
+(:func:`category_codes`): XGBoost truncates float32(x) and reads x < 0 or x ≥ 2^24 as no
+category (it goes right, with the codes outside S); LightGBM truncates toward zero and reads
+a negative result as no category; HistGradientBoosting reads a code no category has
+(negative, not whole, or beyond the ones it saw in training) as missing, as its encoder
+reads a category it never saw. teachgbt's own trees read codes as XGBoost does, so a
+category never seen in training goes where XGBoost sends an out-of-range code.
 """
 
 from __future__ import annotations
@@ -44,6 +53,9 @@ __all__ = [
     "cut_points",
     "prepare",
     "goes_left",
+    "NOT_A_CATEGORY",
+    "MISSING_CATEGORY",
+    "category_codes",
 ]
 
 
@@ -117,6 +129,11 @@ def prepare(X, rule, missing=np.nan, zero_missing=()):
         out = np.ascontiguousarray(X, dtype=r.dtype)
     if not np.isnan(missing):
         out = np.where(out == r.dtype(missing), r.dtype(np.nan), out)
+    if r.op == "≤" and r.dtype == np.float64 and np.isposinf(out).any():
+        # x = +inf: x ≤ t holds only for t = +inf (HistGradientBoosting splits NaN off with
+        # x ≤ inf), and x < nextafter(t) cannot say so; the largest float does, for every
+        # threshold but the largest float itself
+        out = np.where(np.isposinf(out), np.finfo(np.float64).max, out)
     if r.zero_band and (np.abs(out[~np.isnan(out)]) <= LIGHTGBM_ZERO).any():
         out = np.where(np.abs(out) <= LIGHTGBM_ZERO, r.dtype(0), out)
     if len(zero_missing):
@@ -130,3 +147,31 @@ def prepare(X, rule, missing=np.nan, zero_missing=()):
 def goes_left(x, T, default_left):
     """The rule itself: ``x < T`` goes left; a missing value goes the default way."""
     return np.where(np.isnan(x), default_left, x < T)
+
+
+# what a value reads as at a set split, besides a category code (codes are >= 0)
+NOT_A_CATEGORY = -1  # goes where the codes outside the set go (right)
+MISSING_CATEGORY = -2  # goes the default way, as a missing value
+XGBOOST_CATEGORY_LIMIT = 2**24  # XGBoost's InvalidCat: a code must be below 2^24
+_INT_LIMIT = 2**31  # LightGBM casts to a C int: a value beyond it reads as negative
+
+
+def category_codes(x, rule, n_known=None):
+    """The category code each value of ``x`` reads as at a set split, as the tree's library
+    reads it (x already ``prepare``d): an int64 code >= 0, ``NOT_A_CATEGORY`` or
+    ``MISSING_CATEGORY``. ``n_known``: the number of categories known per value (codes
+    0 … n_known − 1), which HistGradientBoosting's rule needs."""
+    x = np.asarray(x, dtype=np.float64)
+    nan = np.isnan(x)
+    with np.errstate(invalid="ignore", over="ignore"):
+        inner = np.clip(np.where(nan, 0.0, x), -_INT_LIMIT, _INT_LIMIT)
+        code = np.trunc(inner).astype(np.int64)  # C's cast to an integer truncates toward 0
+    name = rule_of(rule).name
+    if name == "lightgbm":  # static_cast<int>, then int_fval < 0 goes right
+        code = np.where((code < 0) | (x >= _INT_LIMIT), NOT_A_CATEGORY, code)
+    elif name == "sklearn-hist":  # x < 0, and codes no known category has, are missing
+        known = np.full(x.shape, np.inf) if n_known is None else np.asarray(n_known)
+        code = np.where((x < 0) | (code >= known) | (code != inner), MISSING_CATEGORY, code)
+    else:  # XGBoost's InvalidCat, checked on the float before the cast
+        code = np.where((x < 0) | (x >= XGBOOST_CATEGORY_LIMIT), NOT_A_CATEGORY, code)
+    return np.where(nan, MISSING_CATEGORY, code)

@@ -14,6 +14,13 @@ Features are compared as the tree's library compares them (``tree.rule``, one of
 ``teachgbt.core.routing.RULES``): teachgbt's own trees and XGBoost's in float32, as XGBoost
 does. ``cover`` is the per-node weight TreeSHAP averages with, the library's own: H for
 teachgbt and XGBoost, row counts for LightGBM and scikit-learn.
+
+A split may test a set instead: ``sets[i]`` holds the category codes S of node i's rule
+``x ∈ S`` (true goes left; its ``threshold`` is NaN). The other codes go right, a missing
+value the ``default_left`` way, and a value that is no category of the feature as the
+tree's library reads it (``routing.category_codes``). ``category_names[j]`` names the
+codes of feature j (code c is ``category_names[j][c]``) for display and for reading
+DataFrames. Trees with set splits route with numpy; the compiled kernels walk the others.
 """
 
 from __future__ import annotations
@@ -79,6 +86,8 @@ class Tree:
         cover=None,
         missing=np.nan,
         zero_missing=(),
+        sets=None,
+        category_names=None,
     ):
         for name, dtype in _ARRAYS.items():
             setattr(self, name, np.asarray(arrays[name], dtype=dtype))
@@ -98,6 +107,20 @@ class Tree:
         # the class index (0-based, into ``classes_``) whose margin it adds to
         self.round = None
         self.class_ = None
+        # set splits: node -> the sorted category codes that go left
+        self.sets = {
+            int(i): np.unique(np.asarray(c, dtype=np.int64)) for i, c in (sets or {}).items()
+        }
+        self.category_names = category_names
+
+    @property
+    def category_names(self):
+        """Feature -> the names of its category codes (code c is names[c]); {} if none."""
+        return self._category_names
+
+    @category_names.setter
+    def category_names(self, names):
+        self._category_names = {int(j): list(v) for j, v in (names or {}).items()}
 
     # ----------------------------------------------------------------- shape
     @property
@@ -151,12 +174,97 @@ class Tree:
             X = as_float32_matrix(X, self.n_features, dtype=routing.rule_of(self.rule).dtype)
         return routing.prepare(X, self.rule, self.missing, self.zero_missing)
 
+    # ------------------------------------------------------------- set splits
+    @property
+    def has_sets(self):
+        """Whether some split tests a set of categories (``x ∈ S``)."""
+        return bool(self.sets)
+
+    @property
+    def is_set(self):
+        """Per node: whether it is a set split."""
+        out = np.zeros(self.n_nodes, dtype=bool)
+        out[list(self.sets)] = True
+        return out
+
+    def set_labels(self, node):
+        """The categories of set split ``node``, by name where the feature's are known."""
+        names = self.category_names.get(int(self.feature[node]))
+        codes = self.sets[int(node)]
+        if names is None:
+            return [int(c) for c in codes]
+        return [names[c] if 0 <= c < len(names) else int(c) for c in codes]
+
+    def _in_set(self, nodes, codes):
+        """Whether each code is in the set of its (set split) node: one sorted key per
+        (node, code) pair, looked up with a binary search."""
+        keys = getattr(self, "_set_keys", None)
+        if keys is None:
+            parts = [(np.int64(i) << 32) | c for i, c in sorted(self.sets.items())]
+            keys = self._set_keys = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+        q = (np.asarray(nodes, dtype=np.int64) << 32) | np.maximum(codes, 0)
+        pos = np.minimum(np.searchsorted(keys, q), max(len(keys) - 1, 0))
+        return (codes >= 0) & (len(keys) > 0) & (keys[pos] == q)
+
+    def split_left(self, nodes, x, T=None):
+        """Whether each value ``x`` (prepared) goes left at the split node of the same index
+        in ``nodes``: ``x < T`` or ``x ∈ S``, a missing value the default way. Every router
+        (apply, path, contributions) takes its steps here."""
+        nodes = np.asarray(nodes)
+        T = routing.cut_points(self.rule, self.threshold) if T is None else T
+        left = routing.goes_left(x, T[nodes], self.default_left[nodes])
+        if self.sets:
+            at = self.is_set[nodes]
+            if at.any():
+                left = np.array(left, dtype=bool, copy=True)
+                on = nodes[at]
+                n_known = self._n_known()[self.feature[on]]
+                codes = routing.category_codes(np.asarray(x)[at], self.rule, n_known)
+                missing = codes == routing.MISSING_CATEGORY
+                left[at] = np.where(missing, self.default_left[on], self._in_set(on, codes))
+        return left
+
+    def _set_segments(self):
+        """Each node's codes as a slice codes[start:stop] of one sorted-per-node array."""
+        sizes = np.zeros(self.n_nodes, dtype=np.int64)
+        for i, c in self.sets.items():
+            sizes[i] = len(c)
+        stop = np.cumsum(sizes)
+        codes = [self.sets[i] for i in range(self.n_nodes) if i in self.sets]
+        return stop - sizes, stop, np.concatenate(codes).astype(np.int64)
+
+    def _n_known(self):
+        """Per feature: how many categories it has (codes 0 … n−1), inf when unknown."""
+        out = np.full(self.n_features, np.inf)
+        for j, names in self.category_names.items():
+            out[j] = len(names)
+        return out
+
+    def decisions(self, X):
+        """(rows, nodes): whether each row of prepared X goes left at each node (leaves:
+        as node 0's feature would say; ignore them)."""
+        T = routing.cut_points(self.rule, self.threshold)
+        feature = np.maximum(self.feature, 0)
+        left = routing.goes_left(X[:, feature], T, self.default_left)
+        for node in self.sets:
+            nodes = np.full(len(X), node)
+            left[:, node] = self.split_left(nodes, X[:, feature[node]], T)
+        return left
+
     def apply(self, X):
         """The leaf id each row of X lands in (missing values follow ``default_left``)."""
         X = self.prepare(X)
         n = X.shape[0]
         feature, threshold, left, right = self._routing()
-        if n >= 20_000:  # worth the compiled kernel, when numba is installed
+        if n >= 20_000 and self.sets:  # set splits: their own compiled walk
+            compiled = kernels.load("core._sets_numba")
+            if compiled is not None:
+                start, stop, codes = self._set_segments()
+                return compiled.apply_tree(
+                    X, feature, threshold, self.default_left, left, right, self.max_depth,
+                    start, stop, codes, compiled.RULE_IDS[self.rule], self._n_known(),
+                )  # fmt: skip
+        elif n >= 20_000:  # worth the compiled kernel, when numba is installed
             compiled = kernels.load("core._tree_numba")
             if compiled is not None:  # the same steps, compiled
                 return compiled.apply_tree(
@@ -166,15 +274,14 @@ class Tree:
         rows = np.arange(n)
         for _ in range(self.max_depth):
             x = X[rows, feature[node]]
-            go_left = routing.goes_left(x, threshold[node], self.default_left[node])
+            go_left = self.split_left(node, x, threshold)
             node = np.where(go_left, left[node], right[node])
         return node
 
     def goes_left(self, node, x):
         """Whether the row ``x`` goes left at split ``node`` (missing: ``default_left``)."""
         x = self.prepare(np.asarray(x, dtype=np.float64).reshape(1, -1))[0]
-        T = routing.cut_points(self.rule, self.threshold[node])
-        return bool(routing.goes_left(x[self.feature[node]], T, self.default_left[node]))
+        return bool(self.split_left([int(node)], x[[int(self.feature[node])]])[0])
 
     def predict(self, X):
         """What this tree adds to the margin: the ``value`` of the leaf each row reaches."""
@@ -203,7 +310,7 @@ class Tree:
         T = routing.cut_points(self.rule, self.threshold)
         out, i = [0], 0
         while self.feature[i] >= 0:
-            go_left = routing.goes_left(x[self.feature[i]], T[i], self.default_left[i])
+            go_left = self.split_left([i], x[[self.feature[i]]], T)[0]
             i = int(self.left[i] if go_left else self.right[i])
             out.append(i)
         return out
@@ -231,6 +338,9 @@ class Tree:
                 "loss_chg": np.where(leaf, np.nan, self.loss_chg),
             }
         )
+        if self.sets:  # the set of each set split (names where known), None elsewhere
+            df.insert(6, "categories", [tuple(self.set_labels(i)) if i in self.sets else None
+                                        for i in range(self.n_nodes)])  # fmt: skip
         for k, v in self.extra.items():
             df[k] = v
         return df
@@ -291,7 +401,9 @@ class Tree:
         add(rules, -1, 0)
         return b.build(len(names), names, 1.0)
 
-    def to_dict(self):
+    def to_dict(self, category_names=True):
+        """The tree as a JSON-ready dict (``from_dict`` reads it back); a model file keeps the
+        category names once for every tree (``category_names=False``)."""
         d = {k: getattr(self, k).tolist() for k in _ARRAYS}
         d["threshold"] = [None if np.isnan(t) else float(t) for t in self.threshold]
         for k in ("gain", "loss_chg"):
@@ -306,6 +418,10 @@ class Tree:
         d["cover"] = [None if np.isnan(c) else float(c) for c in self.cover]
         d["missing"] = None if np.isnan(self.missing) else self.missing
         d["zero_missing"] = list(self.zero_missing)
+        if self.sets:  # written only when there are set splits: older readers refuse them
+            d["sets"] = {str(i): c.tolist() for i, c in sorted(self.sets.items())}
+        if self.category_names and category_names:
+            d["category_names"] = {str(j): list(v) for j, v in self.category_names.items()}
         return d
 
     @classmethod
@@ -329,6 +445,8 @@ class Tree:
             cover=None if cover is None else [np.nan if c is None else c for c in cover],
             missing=np.nan if missing is None else missing,
             zero_missing=d.get("zero_missing", ()),
+            sets=d.get("sets"),  # files before set splits have none
+            category_names=d.get("category_names"),
         )
         tree.round, tree.class_ = d.get("round"), d.get("class")
         return tree
@@ -382,8 +500,16 @@ def add_tree_values(trees, X, margin):
     out = margin.copy()
     start = 0
     while start < len(trees):  # runs of trees that read X the same way
+        if trees[start].has_sets:  # set splits: the tree's own (numpy) walk
+            out = (out + trees[start].predict(X).astype(dtype)).astype(dtype)
+            start += 1
+            continue
         stop = start + 1
-        while stop < len(trees) and trees[stop]._input_key == trees[start]._input_key:
+        while (
+            stop < len(trees)
+            and trees[stop]._input_key == trees[start]._input_key
+            and not trees[stop].has_sets
+        ):
             stop += 1
         run = trees[start:stop]
         parts = [tree._routing() for tree in run]
@@ -414,6 +540,7 @@ class TreeBuilder:
     def __init__(self):
         self.cols = {k: [] for k in _ARRAYS}
         self.extra = {}
+        self.sets = {}  # node -> category codes of a set split (x ∈ S goes left)
 
     def add_node(self, parent, depth, n, G, H, weight, value, **extra):
         c = self.cols
@@ -432,8 +559,15 @@ class TreeBuilder:
                 self.extra[k].append(np.nan)
         return nid
 
-    def split(self, node, feature, threshold, default_left, left, right, gain, loss_chg):
+    def split(
+        self, node, feature, threshold, default_left, left, right, gain, loss_chg, categories=None
+    ):
+        """Make ``node`` a split: ``x < threshold``, or with ``categories`` the set split
+        ``x ∈ categories`` (its threshold is then NaN)."""
         c = self.cols
+        if categories is not None:
+            self.sets[node] = np.asarray(categories, dtype=np.int64)
+            threshold = np.nan
         c["feature"][node] = feature
         c["threshold"][node] = threshold
         c["default_left"][node] = default_left
@@ -452,6 +586,7 @@ class TreeBuilder:
         c["gain"][node] = np.nan
         c["loss_chg"][node] = np.nan
         c["default_left"][node] = True
+        self.sets.pop(node, None)
 
     def is_leaf(self, node):
         return self.cols["feature"][node] < 0
@@ -482,4 +617,5 @@ class TreeBuilder:
             c[k] = np.where(v >= 0, remap[np.maximum(v, 0)], -1)
         arrays = {k: v[keep] for k, v in c.items()}
         extra = {k: np.asarray(v, dtype=np.float64)[keep] for k, v in self.extra.items()}
-        return Tree(arrays, n_features, feature_names, learning_rate, extra)
+        sets = {int(remap[i]): v for i, v in self.sets.items() if keep[i]}
+        return Tree(arrays, n_features, feature_names, learning_rate, extra, sets=sets)

@@ -41,6 +41,9 @@ DEFAULT_TIMEOUT = 600.0
 # an estimated base_score is kept this far from 0 and 1 (as the local estimators keep it)
 _EDGE_PROBABILITY = 1e-6
 
+# the objectives the cluster trains (their base score is a weighted mean or class shares)
+_DASK_OBJECTIVES = (None, "reg:squarederror", "binary:logistic", "multi:softprob")
+
 # the parameters passed on to the single-machine estimator (to_local, checks)
 _LOCAL_PARAMS = (
     "n_estimators",
@@ -145,6 +148,12 @@ class _DaskBoosting:
         if not (isinstance(self.timeout, (int, float)) and self.timeout > 0):
             raise ValueError(f"timeout must be a number of seconds > 0; got {self.timeout!r}")
         self._shell(1)  # every other parameter, checked as the local estimator checks it
+        if self.objective not in _DASK_OBJECTIVES:
+            raise ValueError(
+                f"objective={self.objective!r}: the Dask trainer estimates base_score as a mean "
+                "and refreshes no leaf, so it trains only reg:squarederror, binary:logistic "
+                "and multi:softprob; train other objectives with BoostingRegressor/Classifier"
+            )
 
     def _get_client(self):
         client = self.client

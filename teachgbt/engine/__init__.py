@@ -12,6 +12,8 @@
     _exact_numba.py its compiled twins (numba, optional)
     binning.py      features binned once per fit (cut points, NaN in a bin of its own)
     hist.py         the histogram split finder over those bins, for full-size data
+    categorical.py  a categorical feature split into two sets of categories (one-hot, or
+                    the categories sorted by w* and cut), as XGBoost's hist does
     _hist_numba.py  its compiled twins (numba, optional)
     gbdt.py         Friedman's GBDT (seed 004): residual trees, Newton leaves
     trace.py        every intermediate of a fit, as DataFrames (it reads the Model)

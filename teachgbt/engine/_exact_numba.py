@@ -11,12 +11,10 @@ module fails without numba, and ``exact.numba_kernels`` then gives None.
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
-from numba import get_num_threads, njit
+from numba import njit
 
+from ..utils import kernels
 from ._hist_numba import loss_chg
 
 # below this many (row, feature) pairs a node is scanned on one thread: waking the
@@ -182,27 +180,7 @@ def partition(idx, values, go_left, n_present):
     )
 
 
-_helpers = {}  # process id -> (ThreadPoolExecutor, its threads), made on first use
-
-
 def _share_lines(kernel, args, d, work):
-    """``kernel(*args, j0, j1)`` for the lines j0..j1 of [0, d), shared out between this
-    thread and helper threads (numba's thread count) when the work is large.
-
-    The kernels release the GIL, so plain Python threads run them side by side;
-    unlike an OpenMP team, a thread waiting for the others sleeps instead of
-    spinning, which keeps a machine shared with other jobs from being swamped.
-    A forked child (whose copy of the pool has no threads) makes its own pool.
-    """
-    n = min(get_num_threads(), d)
-    if work < PARALLEL_WORK or n < 2:
-        kernel(*args, 0, d)
-        return
-    pool, size = _helpers.get(os.getpid(), (None, 0))
-    if size < n - 1:
-        pool, size = _helpers[os.getpid()] = ThreadPoolExecutor(n - 1, "teachgbt-exact"), n - 1
-    cuts = [d * k // n for k in range(n + 1)]
-    waits = [pool.submit(kernel, *args, a, b) for a, b in zip(cuts[1:-1], cuts[2:])]
-    kernel(*args, cuts[0], cuts[1])
-    for w in waits:
-        w.result()
+    """``kernel(*args, j0, j1)`` for the lines j0..j1 of [0, d), shared out between
+    threads (``_kernels.share``) when the work is large."""
+    kernels.share(kernel, args, d, 1 if work < PARALLEL_WORK else None)

@@ -8,31 +8,27 @@ falls back to numpy.
 
 from __future__ import annotations
 
-from types import FunctionType
-
 import numpy as np
 from llvmlite import ir
-from numba import get_num_threads, njit, prange, types
+from numba import njit, types
 from numba.extending import intrinsic
 
+from ..utils import kernels
+
 F32 = np.float32
+BIN_BLOCK = 4096  # rows binned together (a block of X stays in cache for every feature)
+GATHER_CHUNK = 1 << 14  # rows whose statistics one thread gathers at a time
 
 
-@njit(parallel=True, cache=True, nogil=True)
-def bin_codes(X, cuts, n_bins, missing_code, out):
-    """HistData's bin codes: ``out[f, i]`` = the number of cut points <= X[i, f], NaN → missing.
-
-    A branch-free binary search; rows go in blocks so that a block of X stays
-    in cache while every feature is binned, and eight rows take each step of
-    the search together, which lets the processor overlap their memory reads
-    (a NaN compares False and is given the missing code at the end).
-    """
+@njit(cache=True, nogil=True)
+def _bin_blocks(X, cuts, n_bins, missing_code, out, lo, hi):
+    """``bin_codes`` for the blocks of rows lo..hi."""
     n, d = X.shape
-    block = 4096
-    for blk in prange((n + block - 1) // block):
+    block = BIN_BLOCK
+    base = np.zeros(8, dtype=np.int64)
+    for blk in range(lo, hi):
         lo_row = blk * block
         hi_row = min(n, lo_row + block)
-        base = np.zeros(8, dtype=np.int64)
         for f in range(d):
             c = cuts[f]
             nb = n_bins[f]
@@ -52,7 +48,20 @@ def bin_codes(X, cuts, n_bins, missing_code, out):
                     out[f, i0 + t] = missing_code if np.isnan(x) else b + (1 if c[b] <= x else 0)
 
 
-def _build_histograms(
+def bin_codes(X, cuts, n_bins, missing_code, out):
+    """HistData's bin codes: ``out[f, i]`` = the number of cut points <= X[i, f], NaN → missing.
+
+    A branch-free binary search; rows go in blocks so that a block of X stays
+    in cache while every feature is binned, and eight rows take each step of
+    the search together, which lets the processor overlap their memory reads
+    (a NaN compares False and is given the missing code at the end). The
+    blocks are shared between threads.
+    """
+    n_blocks = (X.shape[0] + BIN_BLOCK - 1) // BIN_BLOCK
+    kernels.share(_bin_blocks, (X, cuts, n_bins, missing_code, out), n_blocks)
+
+
+def build_histograms(
     bins,
     order,
     stats,
@@ -66,10 +75,11 @@ def _build_histograms(
     node_of,
     merged_rows,
     merged_nodes,
-    n_groups,
+    threads=None,
 ):
     """For each node s, rows ``order[starts[s]:stops[s]]`` (row r's statistics are
-    ``stats[r]``): Σ of each statistic per bin of every used feature.
+    ``stats[r]``): Σ of each statistic per bin of every used feature, and per feature the
+    number of missing values (where ``count_missing[j]``: features with any in the data).
 
     Every bin adds its rows in increasing row id, as the numpy version's ``bincount``
     does (a node's rows are kept sorted), so the sums are the same to the last bit.
@@ -80,66 +90,122 @@ def _build_histograms(
     histogram. A small node's rows are far apart and each lookup of a bin code would
     fetch a memory line of its own; merged, the rows are close together again.
 
-    The rows' statistics are first gathered into ``ordered`` in sweep order
-    (``ordered[i]`` = ``stats[rows[i]]``), once, so that the sweeps read them one after
-    another. The features are shared out evenly between ``n_groups`` threads; each
-    thread sweeps the rows once per block of four of its features and adds each row's
-    (g, h) into every feature's bin, both at once (``_add_pair``). Missing values are
-    counted where ``count_missing[j]`` (features with any in the data).
+    The rows' statistics are first gathered into ``ordered`` in sweep order, segment
+    after segment (so it needs room for the rows of one call only: half the root's
+    after the root), and the sweeps read them one after another; a root that holds
+    every row finds them in that order already. Then the
+    features are shared out evenly between ``threads`` threads (``_kernels.share``);
+    each sweeps the rows once per block of four of its features and adds each row's
+    (g, h) into every feature's bin, both at once (``_add_pair``).
     """
-    n_nodes = starts.shape[0]
-    d = features.shape[0]
-    k = stats.shape[1]
-    node_size = d * n_slots  # pairs in one node's histogram
     rows, seg_start, seg_stop, seg_node = _sweep_list(
         order, starts, stops, node_of, merged_rows, merged_nodes
     )
-    n_seg = seg_start.shape[0]
-    # the gather, in chunks of rows that the threads share (the segments differ in size);
-    # here, not in a function of its own, so that the one-thread version stays on one
-    chunk = 4096
-    first = np.zeros(n_seg + 1, dtype=np.int64)  # each segment's first chunk
-    for t in range(n_seg):
-        first[t + 1] = first[t] + (seg_stop[t] - seg_start[t] + chunk - 1) // chunk
-    for c in prange(first[n_seg]):
-        t = np.searchsorted(first, c, side="right") - 1
-        lo = seg_start[t] + (c - first[t]) * chunk
-        for i in range(lo, min(seg_stop[t], lo + chunk)):
-            for q in range(k):
-                ordered[i, q] = stats[rows[i], q]
-    stats = ordered  # from here on, a row's statistics are read at its position i
-    hist = np.zeros((n_nodes, d, n_slots, k))
-    flat = hist.reshape(-1)  # node s, feature j, bin c: pair (s·d + j)·W + c
-    n_missing = np.zeros((n_nodes, d), dtype=np.int64)
-    n_groups = min(d, n_groups)
-    for grp in prange(n_groups):
-        for t in range(n_seg):
-            lo, hi, s = seg_start[t], seg_stop[t], seg_node[t]
-            # a segment of one node adds at that node's offset; a merged one reads each
-            # row's node (stride 0 means "no per-row node")
-            base, stride = (s * node_size, 0) if s >= 0 else (0, node_size)
-            j = grp * d // n_groups
-            stop = (grp + 1) * d // n_groups
-            while j < stop:
-                at = (rows, stats, lo, hi, merged_nodes, stride, base + j * n_slots)
-                if k == 2 and stop - j >= 4:
-                    c = bins[features[j]], bins[features[j + 1]]
-                    c4 = c + (bins[features[j + 2]], bins[features[j + 3]])
-                    _add_pairs(flat, n_slots, c4, *at)
-                    j += 4
-                elif k == 2 and stop - j >= 2:
-                    _add_pairs(flat, n_slots, (bins[features[j]], bins[features[j + 1]]), *at)
-                    j += 2
-                else:
-                    _add_column(flat, bins[features[j]], *at)
-                    j += 1
-            for j in range(grp * d // n_groups, stop):
-                if count_missing[j]:
-                    col = bins[features[j]]
-                    for i in range(lo, hi):
-                        if col[rows[i]] == missing_code:
-                            n_missing[s if s >= 0 else merged_nodes[i], j] += 1
+    n = stats.shape[0]
+    # one segment of n sorted, distinct row ids, the last n − 1: every row, in order
+    m = seg_stop[0] - seg_start[0] if len(seg_start) == 1 else -1
+    every_row = m == n and rows[seg_stop[0] - 1] == n - 1
+    first, packed = _chunks(seg_start, seg_stop)
+    if not every_row:
+        if packed[-1] > ordered.shape[0]:  # checked here: the kernel writes unchecked
+            raise ValueError(f"{packed[-1]} rows to gather into room for {ordered.shape[0]}")
+        gather = (rows, stats, seg_start, seg_stop, first, packed, ordered)
+        kernels.share(_gather, gather, int(first[-1]), threads)
+        stats = ordered  # from here on, segment t's rows' statistics from packed[t] on
+    d, k = features.shape[0], stats.shape[1]
+    hist = np.zeros((starts.shape[0], d, n_slots, k))
+    n_missing = np.zeros((starts.shape[0], d), dtype=np.int64)
+    sweep = (bins, features, rows, stats, seg_start, seg_stop, packed, seg_node, merged_nodes)
+    sweep += (n_slots, missing_code, count_missing, hist.reshape(-1), n_missing)
+    kernels.share(_sweep_features, sweep, d, threads)
     return hist, n_missing
+
+
+def build_histograms_serial(*args):
+    """``build_histograms`` on this thread alone (small work is done before threads wake)."""
+    return build_histograms(*args, threads=1)
+
+
+@njit(cache=True, nogil=True)
+def _chunks(seg_start, seg_stop):
+    """Each segment's first chunk of ``GATHER_CHUNK`` rows (the number of chunks last),
+    and where its rows' statistics start in ``ordered`` (``packed``)."""
+    n_seg = seg_start.shape[0]
+    first, packed = np.zeros(n_seg + 1, dtype=np.int64), np.zeros(n_seg + 1, dtype=np.int64)
+    for t in range(n_seg):
+        m = seg_stop[t] - seg_start[t]
+        first[t + 1] = first[t] + (m + GATHER_CHUNK - 1) // GATHER_CHUNK
+        packed[t + 1] = packed[t] + m
+    return first, packed
+
+
+@njit(cache=True, nogil=True)
+def _gather(rows, stats, seg_start, seg_stop, first, packed, ordered, lo, hi):
+    """``ordered[packed[t] + i − seg_start[t]] = stats[rows[i]]`` over the chunks lo..hi
+    of the segments' rows."""
+    k = stats.shape[1]
+    for c in range(lo, hi):
+        t = np.searchsorted(first, c, side="right") - 1
+        a = seg_start[t] + (c - first[t]) * GATHER_CHUNK
+        shift = packed[t] - seg_start[t]
+        for i in range(a, min(seg_stop[t], a + GATHER_CHUNK)):
+            r = np.uint64(rows[i])
+            for q in range(k):
+                ordered[i + shift, q] = stats[r, q]
+
+
+@njit(cache=True, nogil=True)
+def _sweep_features(
+    bins,
+    features,
+    all_rows,
+    stats,
+    seg_start,
+    seg_stop,
+    packed,
+    seg_node,
+    merged_nodes,
+    n_slots,
+    missing_code,
+    count_missing,
+    flat,
+    n_missing,
+    j0,
+    j1,
+):
+    """``build_histograms``' sweeps for the used features j0..j1: ``flat`` holds node s,
+    feature j, bin c at pair (s·d + j)·W + c."""
+    d, k = features.shape[0], stats.shape[1]
+    node_size = d * n_slots  # pairs in one node's histogram
+    for t in range(seg_start.shape[0]):
+        # the segment's rows, their statistics and (merged) nodes, all from 0 to hi
+        lo, hi, s = 0, seg_stop[t] - seg_start[t], seg_node[t]
+        rows = all_rows[seg_start[t] : seg_stop[t]]
+        nodes = merged_nodes[seg_start[t] : seg_stop[t]] if s < 0 else merged_nodes[:0]
+        st = stats[packed[t] : packed[t + 1]]  # (every row: the caller's own, packed[1] = n)
+        # a segment of one node adds at that node's offset; a merged one reads each
+        # row's node (stride 0 means "no per-row node")
+        base, stride = (s * node_size, 0) if s >= 0 else (0, node_size)
+        j = j0
+        while j < j1:
+            at = (rows, st, lo, hi, nodes, stride, base + j * n_slots)
+            if k == 2 and j1 - j >= 4:
+                c = bins[features[j]], bins[features[j + 1]]
+                c4 = c + (bins[features[j + 2]], bins[features[j + 3]])
+                _add_pairs(flat, n_slots, c4, *at)
+                j += 4
+            elif k == 2 and j1 - j >= 2:
+                _add_pairs(flat, n_slots, (bins[features[j]], bins[features[j + 1]]), *at)
+                j += 2
+            else:
+                _add_column(flat, bins[features[j]], *at)
+                j += 1
+        for j in range(j0, j1):
+            if count_missing[j]:
+                col = bins[features[j]]
+                for i in range(lo, hi):
+                    if col[rows[i]] == missing_code:
+                        n_missing[s if s >= 0 else nodes[i], j] += 1
 
 
 @njit(cache=True, nogil=True)
@@ -164,7 +230,8 @@ def _sweep_list(order, starts, stops, node_of, merged_rows, merged_nodes):
             lo_row = min(lo_row, order[starts[s]])
             hi_row = max(hi_row, order[stops[s] - 1])
     span = hi_row - lo_row + 1
-    if n_nodes < 2 or total * 8 < span or total * 8 > span * n_nodes:
+    too_few = total * 8 < span or total * 8 > span * n_nodes  # or too large to merge
+    if n_nodes < 2 or too_few or total > merged_rows.shape[0]:  # (room for the merged rows)
         return order, starts, stops, np.arange(n_nodes)
     for s in range(n_nodes):
         for i in range(starts[s], stops[s]):
@@ -253,58 +320,32 @@ def column_sums(stats, order):
     return np.array([s0, s1, s2][:k])
 
 
-def _compiled(fn, name, parallel):
-    """``fn`` compiled under its own name, with threads (``prange`` shared out) or without.
-
-    numba's disk cache files a compiled function under its name and bytecode, not
-    under ``parallel``: two compilations of one function would share a cache entry,
-    and the one compiled second would load the first's code from it (in a fresh
-    process the threaded kernel then ran on one thread, or the reverse, depending on
-    which a first fit happened to need first). A renamed copy gets an entry of its own.
-    """
-    twin = FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
-    twin.__qualname__ = name
-    twin.__doc__ = fn.__doc__
-    return njit(parallel=parallel, cache=True, nogil=True)(twin)
-
-
-# compiled twice: threads pay off on large work; small work is done before threads wake
-_build_histograms_parallel = _compiled(_build_histograms, "build_histograms_parallel", True)
-_build_histograms_serial = _compiled(_build_histograms, "build_histograms_serial", False)
-
-
-def build_histograms(*args):
-    """``_build_histograms`` with one group of features per thread."""
-    return _build_histograms_parallel(*args, get_num_threads())
-
-
-def build_histograms_serial(*args):
-    """``_build_histograms`` on this thread."""
-    return _build_histograms_serial(*args, 1)
-
-
 @njit(cache=True, nogil=True)
-def partition(order, start, stop, codes, go_left, order_out, scratch):
+def partition(order, start, stop, codes, go_left, order_out):
     """Stable partition of ``order[start:stop]`` into the same slice of ``order_out``:
     rows r with ``go_left[codes[r]]`` first. Returns how many went left.
 
-    One sweep writes every row id both to the next left place of ``order_out`` and to
-    the next place of ``scratch`` and moves on only the side the row belongs to (no
-    branch to mispredict); the right rows are then copied in after the left ones.
-    Every index is unsigned (``u``), which spares numba's handling of negative
+    One sweep writes every row id both to the next left place (from the front) and to
+    the next right place (from the back) and moves on only the side the row belongs to
+    (no branch to mispredict; the two places meet only at the last row, which both
+    writes give the same id). The right rows, written back to front, are then turned
+    round. Every index is unsigned (``u``), which spares numba's handling of negative
     indices: that made the sweep twice as slow.
     """
     u = np.uint64
-    n_left, n_right = u(0), u(0)
+    n_left, back = u(0), u(stop)  # order_out[back:stop]: the right rows so far, reversed
     for i in range(u(start), u(stop)):
         r = order[i]
         left = u(go_left[codes[u(r)]])  # 1 or 0
         order_out[u(start) + n_left] = r
-        scratch[n_right] = r
+        order_out[back - u(1)] = r
         n_left += left
-        n_right += u(1) - left
-    for i in range(n_right):
-        order_out[u(start) + n_left + i] = scratch[i]
+        back -= u(1) - left
+    lo, hi = back, u(stop) - u(1)
+    while lo < hi:
+        order_out[lo], order_out[hi] = order_out[hi], order_out[lo]
+        lo += u(1)
+        hi -= u(1)
     return n_left
 
 

@@ -10,6 +10,10 @@ from a sample of rows on large data. Bin ``c`` holds the values
 last one. The bin codes are stored feature by feature (XGBoost's column
 blocks, seed 003's "blocked data") as uint8, or uint16 when more than 256
 codes are needed.
+
+A categorical feature (``categorical``: their positions) is binned by its codes: bin c holds
+category c, for every code 0 … max (``categorical.category_cuts``, as XGBoost); the numeric
+scan skips it (``scan_bins``) and ``categorical.py`` splits it into sets.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..utils import kernels
+from .categorical import category_cuts
 
 __all__ = ["HistData", "numba_kernels", "SAMPLE_ROWS"]
 
@@ -70,10 +75,12 @@ class HistData:
     values (then splits are those XGBoost ``hist`` finds).
     """
 
-    def __init__(self, X32, max_bin=256, sample_rows=SAMPLE_ROWS, random_state=0):
+    def __init__(self, X32, max_bin=256, sample_rows=SAMPLE_ROWS, random_state=0, categorical=()):
         X32 = np.asarray(X32, dtype=np.float32)
         n, d = X32.shape
         self.n_rows, self.n_features, self.max_bin = n, d, int(max_bin)
+        self.is_categorical = np.zeros(d, dtype=bool)
+        self.is_categorical[list(categorical)] = True
         sample = None
         if n > sample_rows:
             rng = np.random.default_rng(random_state)
@@ -92,6 +99,10 @@ class HistData:
             if np.isnan(lo):  # an all-missing feature: one empty bin, never split
                 cut_list.append(np.array([_above(0.0)], dtype=F32))
                 min_val[f] = _below(0.0)
+                continue
+            if self.is_categorical[f]:  # categories: a bin per code (categorical.py)
+                cut_list.append(category_cuts(col, f"categorical feature {f}"))
+                min_val[f], self.exact_cuts[f] = F32(-1), True
                 continue
             inner, self.exact_cuts[f] = self._inner_cuts(
                 col, None if sample is None else X_sample[:, f]
@@ -115,6 +126,7 @@ class HistData:
         if len(cuts) != d or len(min_val) != d or len(has_missing) != d:
             raise ValueError(f"from_cuts needs cuts, min_val and has_missing for {d} features")
         self.has_missing = np.asarray(has_missing, dtype=bool)
+        self.is_categorical = np.zeros(d, dtype=bool)
         self.exact_cuts = np.zeros(d, dtype=bool) if exact_cuts is None else exact_cuts
         self._bin(X32, [np.asarray(c, dtype=F32) for c in cuts], np.asarray(min_val, dtype=F32))
         return self
@@ -163,6 +175,11 @@ class HistData:
                 return self._inner_cuts(col)
         # XGBoost: every distinct value but the smallest is a cut point
         return distinct[1:], True
+
+    @property
+    def scan_bins(self):
+        """The bins the numeric scan walks per feature: none for a categorical feature."""
+        return np.where(self.is_categorical, 0, self.n_bins)
 
     def feature_cuts(self, f):
         """The cut points of feature f (bin c holds cut[c-1] <= x < cut[c])."""

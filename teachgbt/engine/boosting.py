@@ -106,6 +106,11 @@ class Algorithm:
         split sums (see ``grow.grow_tree``)."""
         return None
 
+    def after_grow(self, tree_method, tree, rows, leaf, y, margin, sample_weight):
+        """Called on each tree once it is grown, before it joins the margins: ``rows``
+        were grown on and reached ``leaf``; ``margin`` is the tree's output column of
+        ŷ^(t−1). Nothing by default."""
+
 
 class XGBoostAlgorithm(Algorithm):
     """Second-order, regularized boosting as XGBoost does it, float32 as XGBoost is."""
@@ -124,6 +129,13 @@ class XGBoostAlgorithm(Algorithm):
             g, h = g * sample_weight32, h * sample_weight32
         return {"g": g, "h": h, "h_cover": None, "h_leaf": None}
 
+    def after_grow(self, tree_method, tree, rows, leaf, y, margin, sample_weight):
+        """XGBoost's leaf refresh (absolute error, quantiles): the loss recomputes each leaf
+        from its rows' residuals, where the tree method keeps the rows' leaves (hist; the
+        exact method's last step, the pruner, does not, so XGBoost exact keeps −G/(H+λ))."""
+        if tree_method.refreshes_leaves and self.loss.refreshes_leaves:
+            self.loss.refresh_leaves(tree, rows, leaf, y, margin, sample_weight)
+
 
 # ------------------------------------------------------------------ tree methods
 @dataclass(frozen=True)
@@ -131,8 +143,9 @@ class TreeMethod:
     """How splits are found: the per-fit data a split finder scans, and the split finder."""
 
     name: str
-    prepare: object  # (X32, max_bin) -> the data every round's split finder scans
+    prepare: object  # (X32, max_bin, categorical) -> the data every round's split finder scans
     splitter_class: type  # (data, g, h, params, rows, features, h_cover) -> split finder
+    refreshes_leaves: bool = False  # XGBoost refreshes leaves after growing (loss permitting)
 
     def splitter(self, data, stats, scan_params, rows=None, features=None):
         """The split finder of one round, over that round's g, h and sample."""
@@ -147,17 +160,17 @@ class TreeMethod:
         )
 
 
-def _sorted_columns(X32, max_bin):
+def _sorted_columns(X32, max_bin, categorical=()):
     return SortedColumns(X32)  # the exact scan sees every distinct value; no bins
 
 
-def _histogram_bins(X32, max_bin):
-    return HistData(X32, max_bin=int(max_bin))
+def _histogram_bins(X32, max_bin, categorical=()):
+    return HistData(X32, max_bin=int(max_bin), categorical=categorical)
 
 
 TREE_METHODS = {
     "exact": TreeMethod("exact", _sorted_columns, ExactSplitter),
-    "hist": TreeMethod("hist", _histogram_bins, HistSplitter),
+    "hist": TreeMethod("hist", _histogram_bins, HistSplitter, refreshes_leaves=True),
 }
 
 
@@ -220,6 +233,10 @@ def boost_round(
             d,
             feature_names,
             algorithm.leaf_stats(splitter, class_stats),
+        )
+        own_margin = margin if np.ndim(margin) == 1 else margin[:, k]
+        algorithm.after_grow(
+            tree_method, tree, grown_rows, grown_leaf, y, own_margin, sample_weight
         )
         if len(grown_rows) == n:  # every row's leaf is known from growing the tree
             if compiled is None:

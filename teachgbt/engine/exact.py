@@ -70,24 +70,28 @@ def numba_kernels(cells=None):
 class SortedColumns:
     """Per-fit data for the exact trainer: features in float32, each sorted once.
 
-    ``XT[f]`` is feature f; ``order[f]`` the row ids sorted by it with missing
-    values last, and ``values[f]`` the feature's values in that order;
-    ``n_present[f]`` how many are not missing.
+    ``order[f]`` are the row ids sorted by feature f with missing values last, and
+    ``values[f]`` the feature's values in that order; ``n_present[f]`` how many are
+    not missing. Sorted one feature at a time, straight from X: no other copy of X
+    is kept (a node's partition reads its split feature's values from the node's own
+    sorted ``values``).
     """
 
     def __init__(self, X32):
-        self.XT = np.ascontiguousarray(X32.T)
-        self.n_rows = X32.shape[0]
-        self.n_features = X32.shape[1]
-        # argsort puts NaN last; a stable sort keeps row order among equal values
-        self.order = np.argsort(self.XT, axis=1, kind="stable").astype(np.int32)
-        self.values = np.take_along_axis(self.XT, self.order, axis=1)
-        present = ~np.isnan(self.XT)
-        self.n_present = present.sum(axis=1)
+        n, d = X32.shape
+        self.n_rows, self.n_features = n, d
+        self.order = np.empty((d, n), dtype=np.int32)
+        self.values = np.empty((d, n), dtype=np.float32)
+        self.n_present = np.empty(d, dtype=np.int64)
+        self.constant = np.empty(d, dtype=bool)
+        for f in range(d):
+            col = np.asarray(X32[:, f], dtype=np.float32)
+            # argsort puts NaN last; a stable sort keeps row order among equal values
+            self.order[f] = np.argsort(col, kind="stable")
+            np.take(col, self.order[f], out=self.values[f])
+            m = self.n_present[f] = n - np.count_nonzero(np.isnan(col))
+            self.constant[f] = not (m > 0 and self.values[f, 0] < self.values[f, m - 1])
         self.has_missing = self.n_present < self.n_rows
-        lo = np.where(present, self.XT, np.inf).min(axis=1)
-        hi = np.where(present, self.XT, -np.inf).max(axis=1)
-        self.constant = ~(lo < hi)
 
 
 @dataclass
@@ -205,17 +209,21 @@ class ExactSplitter:
 
     def partition(self, nd, cand):
         j = int(np.searchsorted(self.features, cand.feature))
-        rows = nd.idx[j]
-        x = self.cols.XT[cand.feature].take(rows)
+        rows, x = nd.idx[j], nd.values[j]  # the node's rows and their split-feature values
         # the same routing rule as Tree.apply (teachgbt's own trees: float32 x < t)
         self._go_left[rows] = routing.goes_left(x, F32(cand.threshold), cand.default_left)
         if self.kernels is not None:  # both sides in one compiled pass
             li, lv, ri, rv, n_left = self.kernels.partition(
                 nd.idx, nd.values, self._go_left, nd.n_present
             )
-            return NodeRows(li, lv, n_left), NodeRows(ri, rv, nd.n_present - n_left)
-        go_left = self._go_left.take(nd.idx)  # each row's side, in every feature's order
-        return nd.subset(go_left), nd.subset(~go_left)
+            children = NodeRows(li, lv, n_left), NodeRows(ri, rv, nd.n_present - n_left)
+        else:
+            go_left = self._go_left.take(nd.idx)  # each row's side, in every feature's order
+            children = nd.subset(go_left), nd.subset(~go_left)
+        # the children hold its rows now: let the node's copy go (one level's copies
+        # at a time, not two)
+        nd.idx, nd.values = nd.idx[:, :0], nd.values[:, :0]
+        return children
 
     # ------------------------------------------------------------- the scan
     def _blocks(self, nd):

@@ -44,6 +44,10 @@ class GrowParams:
     float32: bool = True
     # smallest loss_chg worth a split
     min_split_loss_eps: float = KRT_EPS
+    # categorical features (engine/categorical.py): one category against the rest below
+    # this many categories, else the sorted partition moving at most max_cat_threshold − 1
+    max_cat_to_onehot: int = 4
+    max_cat_threshold: int = 64
 
     @functools.cached_property
     def formula_params(self):
@@ -109,7 +113,8 @@ class GrowParams:
 
 @dataclass
 class Candidate:
-    """A split of one node: rule ``x[feature] < threshold``, missing → left if default_left."""
+    """A split of one node: rule ``x[feature] < threshold`` (or ``x ∈ categories``, a set of
+    category codes, when ``categories`` is given), missing → left if default_left."""
 
     feature: int
     threshold: float
@@ -121,6 +126,7 @@ class Candidate:
     loss_chg: float  # XGBoost's, no ½, no γ: what gamma is compared with
     gain: float  # seed 000's for the model's gamma, ½(loss_chg − gamma) (GrowParams.gain)
     cover_L: float | None = None  # Σ of the cover statistic on the left (hist, when it has one)
+    categories: tuple | None = None  # a set split's codes (they go left)
 
 
 def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None):
@@ -173,20 +179,7 @@ def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None)
         return cand
 
     def expand(nid, nd, depth, cand):
-        nd_left, nd_right = splitter.partition(nd, cand)
-        left, lsums = new_node(nd_left, nid, depth + 1)
-        right, rsums = new_node(nd_right, nid, depth + 1)
-        b.split(
-            nid,
-            cand.feature,
-            cand.threshold,
-            cand.default_left,
-            left,
-            right,
-            cand.gain,
-            cand.loss_chg,
-        )
-        return [(left, nd_left, depth + 1, lsums), (right, nd_right, depth + 1, rsums)]
+        return _expand(b, splitter.partition(nd, cand), new_node, nid, depth, cand)
 
     if max_leaves:
         # best-first: largest loss_chg first; ties go to the older node (XGBoost lossguide)
@@ -219,8 +212,32 @@ def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None)
     ids = list(settled)
     rows = np.concatenate([settled[i] for i in ids]) if ids else np.array([], dtype=np.int64)
     # a leaf pruned away hands its rows to the ancestor that became a leaf
-    leaf = np.repeat([b.final_id(i) for i in ids], [len(settled[i]) for i in ids])
-    return tree, rows, leaf.astype(np.int32)
+    final = np.array([b.final_id(i) for i in ids], dtype=np.int32)
+    leaf = np.repeat(final, [len(settled[i]) for i in ids])  # int32: no int64 copy of n rows
+    return tree, rows, leaf
+
+
+def _expand(b, halves, new_node, nid, depth, cand):
+    """Split node ``nid`` by ``cand`` into the rows ``halves`` (left, right); returns the
+    children as (id, rows, depth, sums), in id order."""
+    # a set split: XGBoost sends its set right and makes that child second; teachgbt sends
+    # the set left, so it makes the right child first and the ids stay XGBoost's
+    sides = (1, 0) if cand.categories is not None else (0, 1)
+    made = {side: new_node(halves[side], nid, depth + 1) for side in sides}
+    (left, lsums), (right, rsums) = made[0], made[1]
+    b.split(
+        nid,
+        cand.feature,
+        cand.threshold,
+        cand.default_left,
+        left,
+        right,
+        cand.gain,
+        cand.loss_chg,
+        cand.categories,
+    )
+    kids = [(left, halves[0], depth + 1, lsums), (right, halves[1], depth + 1, rsums)]
+    return kids if left < right else kids[::-1]
 
 
 def _post_prune(b, node, gamma):

@@ -40,6 +40,10 @@ A node's G and H: the root's are added up over its rows; a child's are the
 sums its split's scan found (left) and the parent's minus them (right), as
 XGBoost takes them, so partitioning a node only moves its row ids.
 
+Categorical features (``HistData.is_categorical``) are not scanned by threshold: their
+histograms go to ``categorical.py``, which splits the categories into two sets (one-hot or
+the sorted partition, as XGBoost); the best of both kinds wins, the lower feature on a tie.
+
 Speed: everything here is numpy. When numba is installed, the binning, the
 histograms, the partition and the scan use compiled twins from
 ``_hist_numba`` that add the same numbers in the same order, so they grow
@@ -54,6 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from . import categorical
 from .binning import HistData, numba_kernels
 from .exact import finish_split_table
 from .grow import Candidate
@@ -159,12 +164,16 @@ class HistSplitter:
             # the compiled kernels' work space: the histogram gathers the nodes' statistics
             # in `_ordered` in the order it sweeps the rows, and when it merges the rows of
             # many small nodes, marks each row's node in `_node_of` (−1: none) and lists
-            # them in `_scratch` and `_merged_nodes`; the partition puts a node's right
-            # rows in `_scratch` before moving them
-            self._ordered = np.empty_like(stats)
-            self._scratch = np.empty_like(order)
+            # them in `_merged_rows` and `_merged_nodes`. After the root (which, holding
+            # every row, needs no gather), a call has a level's smaller children: at most
+            # half the root's rows
+            half = (len(order) + 1) // 2
+            self._ordered = np.empty(
+                (len(order) if len(order) < n else half, stats.shape[1]), stats.dtype
+            )
+            self._merged_rows = np.empty(half, dtype=order.dtype)
             self._node_of = np.full(n, -1, dtype=np.int32)
-            self._merged_nodes = np.empty(len(order), dtype=np.int32)
+            self._merged_nodes = np.empty(half, dtype=np.int32)
         nd = HistNode(
             order, stats, 0, len(order), tuple(float(v) for v in sums), np.empty_like(order)
         )
@@ -206,7 +215,7 @@ class HistSplitter:
                 self._count_missing,
                 self._ordered,
                 self._node_of,
-                self._scratch,
+                self._merged_rows,
                 self._merged_nodes,
             )
         d, W, k = len(self.features), data.n_slots, stats.shape[1]
@@ -258,7 +267,10 @@ class HistSplitter:
         """
         data = self.data
         table = np.zeros(data.n_slots, dtype=bool)
-        table[: data.missing_code] = data.cuts[cand.feature] <= F32(cand.threshold)
+        if cand.categories is not None:  # a set split: bin c holds category c
+            table[np.asarray(cand.categories, dtype=np.intp)] = True
+        else:
+            table[: data.missing_code] = data.cuts[cand.feature] <= F32(cand.threshold)
         table[data.missing_code] = cand.default_left
         return table
 
@@ -271,7 +283,7 @@ class HistSplitter:
         order = nd.spare  # the children's rows go here, same slice
         codes = self.data.bins[cand.feature]
         if self.kernels is not None:
-            n_left = self.kernels.partition(nd.order, lo, hi, codes, table, order, self._scratch)
+            n_left = self.kernels.partition(nd.order, lo, hi, codes, table, order)
         else:
             go_left = table[codes[nd.rows]]
             n_left = int(np.count_nonzero(go_left))
@@ -312,7 +324,7 @@ class HistSplitter:
         hist = nd.hist[js]
         Gb, Hb = hist[:, :K, 0], hist[:, :K, 1]
         Cb = hist[:, :K, 2] if self.has_cover else Hb
-        in_range = np.arange(K)[None, :] < data.n_bins[f][:, None]
+        in_range = np.arange(K)[None, :] < data.scan_bins[f][:, None]
         root = self._root_score(G, H)
         mcw = params.formula_params["min_child_weight"]
 
@@ -380,6 +392,10 @@ class HistSplitter:
                         float(best_loss),
                         float(c["C_L"][r, q]),
                     )
+        if self.data.is_categorical.any():  # the categorical features' sets (categorical.py)
+            chosen = self._categorical_split(nd, G, H, C, best)
+            if chosen is not None:
+                return chosen
         if best is None:
             return None
         feature, threshold, default_left, G_L, H_L, lc, C_L = best
@@ -395,7 +411,7 @@ class HistSplitter:
         r, q, lc, G_L, H_L, C_L = self.kernels.best_split(
             nd.hist,
             nd.n_missing,
-            data.n_bins[self.features],
+            data.scan_bins[self.features],
             G,
             H,
             C,
@@ -417,6 +433,67 @@ class HistSplitter:
             i = 2 * K - 1 - q  # backward: bins i.. go right
             threshold = data.min_val[f] if i == 0 else data.cuts[f, i - 1]
         return f, float(threshold), q >= K, G_L, H_L, lc, C_L
+
+    def _categorical_scans(self, nd, G, H, C, only=None):
+        """Every candidate of each categorical feature in use (``categorical.scan``), or
+        of feature ``only``."""
+        data, params = self.data, self.params
+        root = self._root_score(G, H)
+        out = []
+        for j in np.flatnonzero(data.is_categorical[self.features]):
+            f = int(self.features[j])
+            if only is not None and f != only:
+                continue
+            out.append(
+                categorical.scan(
+                    f,
+                    nd.hist[j],
+                    int(data.n_bins[f]),
+                    (G, H, C),
+                    params,
+                    root,
+                    params.max_cat_to_onehot,
+                    params.max_cat_threshold,
+                )
+            )
+        return out
+
+    def _categorical_split(self, nd, G, H, C, numeric):
+        """The best set split, as a ``Candidate``, when it beats the best numeric split
+        ``numeric`` (a larger loss_chg, or the same on a lower feature); else None."""
+        best = categorical.best_of(self._categorical_scans(nd, G, H, C))
+        if best is None:
+            return None
+        s, k = best
+        lc = float(s.loss[k])
+        if numeric is not None and not (
+            lc > numeric[5] or (lc == numeric[5] and s.feature < numeric[0])
+        ):
+            return None
+        return Candidate(
+            s.feature,
+            np.nan,
+            bool(s.default_left[k]),
+            float(s.G_L[k]),
+            float(s.H_L[k]),
+            float(s.G_R[k]),
+            float(s.H_R[k]),
+            lc,
+            self.params.gain(lc),
+            cover_L=float(s.C_L[k]),
+            categories=tuple(int(c) for c in s.categories(k)),
+        )
+
+    def category_table(self, nd, feature):
+        """The categories of categorical ``feature`` at a node, in the order its scan tries
+        them, with each one's G, H, w* and the loss_chg of the cuts after it
+        (``categorical.category_table``)."""
+        self._ensure_histogram(nd)
+        _, G, H = self.node_sums(nd)
+        C = nd.sums[-1] if self.has_cover else H
+        (s,) = self._categorical_scans(nd, G, H, C, only=int(feature))
+        j = int(np.searchsorted(self.features, feature))
+        return categorical.category_table(s, nd.hist[j][: self.data.n_bins[feature]], self.params)
 
     def candidates(self, nd, G, H, feature_names=None, chosen=None):
         """The candidates evaluated at a node (bin boundaries, both directions of the missing
@@ -452,6 +529,13 @@ class HistSplitter:
         both_sides = (df["H_L"] > tiny) & (df["H_R"] > tiny)
         repeat = df.duplicated(subset=["feature", "default_left", "G_L", "H_L"], keep="first")
         df = df[both_sides & ~repeat].reset_index(drop=True)
+        if self.data.is_categorical.any():  # one row per candidate set (categorical.py)
+            scans = self._categorical_scans(nd, G, H, C)
+            sets = [categorical.candidate_table(s) for s in scans]
+            df = pd.concat([df.assign(categories=None), *sets], ignore_index=True)
+            df = df.sort_values("feature", kind="stable").reset_index(drop=True)
         lc = params.loss_chg(*(df[k].to_numpy() for k in ("G_L", "H_L", "G_R", "H_R")))
         df["gain"] = np.asarray(params.gain(lc), dtype=np.float64).reshape(-1)
-        return finish_split_table(df, feature_names, chosen)
+        if "categories" not in df:
+            return finish_split_table(df, feature_names, chosen)
+        return categorical.finish_table(df, feature_names, chosen)

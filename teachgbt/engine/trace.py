@@ -19,6 +19,8 @@ import hashlib
 import numpy as np
 import pandas as pd
 
+from ..core.losses import sigmoid
+
 __all__ = ["Trace", "INSTANCE_COLUMNS"]
 
 INSTANCE_COLUMNS = ["y", "margin", "prob", "g", "h", "leaf"]
@@ -140,7 +142,15 @@ class Trace:
                 self._margins[j] = m
         return m
 
+    @property
+    def _has_prob(self):
+        """Whether the margins mean probabilities: binary:hinge's margin is a score whose
+        sign is the class, with no probability behind it."""
+        return self.is_classifier and self._model.loss.link != "hinge"
+
     def _prob(self, margin):
+        if self._model.loss.link == "logitraw":  # log-odds; XGBoost only omits σ in predict
+            return sigmoid(np.asarray(margin, dtype=np.float64))
         return self._model.link(margin)
 
     # ----------------------------------------------------------- tables
@@ -156,7 +166,7 @@ class Trace:
         classes, for class ``class_``: its margin, its softmax probability, [y = class_] − p."""
         self._check_X()
         c = self._check_class(class_)
-        clf = self.is_classifier
+        clf = self._has_prob
         y = self._target(c)
         cols = {}
         prev = self._margin(0).astype(np.float64)
@@ -192,7 +202,7 @@ class Trace:
             {
                 "y": self._target(k),
                 "margin": self._column(m, k),
-                "prob": self._column(self._prob(m), k) if self.is_classifier else np.nan,
+                "prob": self._column(self._prob(m), k) if self._has_prob else np.nan,
                 "g": np.asarray(stats["g"], dtype=np.float64),
                 "h": np.asarray(
                     stats["h_leaf"] if stats.get("h_leaf") is not None else stats["h"],
@@ -201,7 +211,7 @@ class Trace:
                 "leaf": self._leaf(t, k),
             }
         )
-        if not self.is_classifier:
+        if not self._has_prob:
             df = df.drop(columns="prob")
         return df
 
@@ -243,7 +253,44 @@ class Trace:
                 float(tree.threshold[node]),
                 bool(tree.default_left[node]),
             )
-        return splitter.candidates(nd, G, H, tree.feature_names, chosen)
+            if node in tree.sets:  # a set split is told apart by its set
+                chosen += (tuple(tree.sets[node]),)
+        table = splitter.candidates(nd, G, H, tree.feature_names, chosen)
+        if "categories" in table:  # the sets by their categories' names
+            table["categories"] = [_named_set(tree, f, c) for f, c in
+                                   zip(table["feature"], table["categories"])]  # fmt: skip
+        return table
+
+    def category_stats(self, t, node, class_=None, feature=None):
+        """The categories of a categorical ``feature`` (default: the one ``node`` splits into
+        sets) at ``node`` of round t's tree, in the order XGBoost's scan tries them: one row
+        per category with its G, H, G/(H+λ), w* = −G/(H+λ), the sums up to it and the
+        loss_chg of each cut (``engine.categorical.category_table``); ``code`` and, where
+        known, ``category``. None when there is no such feature."""
+        self._check_X()
+        t = self._check_round(t)
+        k = self._check_class(class_)
+        i = self._tree_index(t, k)
+        tree = self._model.trees[i]
+        if feature is None and node not in tree.sets:
+            return None
+        feature = int(tree.feature[node]) if feature is None else int(feature)
+        categorical = getattr(self._data, "is_categorical", None)  # hist data only
+        if categorical is None or not 0 <= feature < len(categorical):
+            return None
+        if not categorical[feature]:
+            return None
+        sample = self._rounds[i]
+        stats = self._round_stats(t, k)
+        splitter = self._tree_method.splitter(
+            self._data, stats, self._algo.scan_params(), sample["rows"], sample["features"]
+        )
+        nd = splitter.root(keep=tree.node_mask(self._X32, node, self._leaf(t, k)))
+        table = splitter.category_table(nd, feature)
+        names = tree.category_names.get(feature)
+        if names is not None:
+            table.insert(1, "category", [names[c] if c < len(names) else c for c in table["code"]])
+        return table
 
     def __repr__(self):
         kind = "classifier" if self.is_classifier else "regressor"
@@ -257,6 +304,17 @@ class Trace:
             f"<teachgbt.Trace of a {kind}: {self.n_rounds} rounds, {len(self._y)} instances; "
             "epochs(), instances(t), nodes(t), splits(t, node)>"
         )
+
+
+def _named_set(tree, feature_name, codes):
+    """A candidate's set (codes) by its categories' names, where the tree knows them."""
+    if codes is None:
+        return None
+    j = tree.feature_names.index(feature_name) if tree.feature_names else int(feature_name[1:])
+    names = tree.category_names.get(j)
+    if names is None:
+        return tuple(codes)
+    return tuple(names[c] if c < len(names) else c for c in codes)
 
 
 def _digest(X):

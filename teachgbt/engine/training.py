@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.losses import get_loss
+from ..core.losses import TRAINABLE, get_loss
 from ..core.model import Model
 from ..utils import check_finite_params, check_nonneg
 from .boosting import (
@@ -30,6 +30,7 @@ from .boosting import (
     boost_round,
 )
 from .callbacks import EarlyStopping, EvalSets, progress_bar
+from .categorical import check_codes
 from .gbdt import GBDTAlgorithm
 from .grow import GrowParams
 from .trace import Trace
@@ -38,7 +39,6 @@ __all__ = ["TrainParams", "ALGORITHMS", "train", "model_from_trees", "make_loss"
 
 # the algorithms by name; the tree methods are ``boosting.TREE_METHODS``
 ALGORITHMS = {"xgboost": XGBoostAlgorithm, "gbdt": GBDTAlgorithm}
-_EDGE_PROBABILITY = 1e-6  # an estimated base_score is kept this far from 0 and 1
 
 
 @dataclass(frozen=True)
@@ -57,15 +57,22 @@ class TrainParams:
     reg_alpha: float = 0.0
     gamma: float = 0.0
     min_child_weight: float | None = None
-    max_delta_step: float = 0.0
+    max_delta_step: float | None = None
     pruning: str | None = None
     base_score: object = None
     objective: object = None
+    huber_slope: float = 1.0
+    quantile_alpha: float | None = None
+    tweedie_variance_power: float = 1.5
     max_bin: int = 256
     subsample: float = 1.0
     colsample_bytree: float = 1.0
     random_state: object = None
     early_stopping_rounds: int | None = None
+    # categorical features (pandas category columns) split into sets, as XGBoost's
+    enable_categorical: bool = False
+    max_cat_to_onehot: int = 4
+    max_cat_threshold: int = 64
 
     @classmethod
     def of(cls, params):
@@ -98,6 +105,7 @@ class TrainParams:
         if lr is not None and (not isinstance(lr, numbers.Real) or not lr > 0):
             raise ValueError(f"learning_rate must be > 0; got {lr!r}")
         check_finite_params({"learning_rate": lr, "base_score": self.base_score})
+        check_finite_params({"huber_slope": self.huber_slope})
         md, ml = self.max_depth, self.max_leaves
         if md is not None and (not _whole(md) or md < 0):
             raise ValueError(
@@ -122,11 +130,38 @@ class TrainParams:
         esr = self.early_stopping_rounds
         if esr is not None and (not _whole(esr) or esr < 1):
             raise ValueError(f"early_stopping_rounds must be a whole number >= 1; got {esr!r}")
+        for name in ("max_cat_to_onehot", "max_cat_threshold"):
+            value = getattr(self, name)
+            if not _whole(value) or value < 1:
+                raise ValueError(f"{name} must be a whole number >= 1; got {value!r}")
         return self
 
-    def grow_params(self):
-        """The GrowParams trees are grown with: every None resolved to its default."""
+    def check_categorical(self, categories):
+        """Refuse, in one line, what cannot split categories into sets: only XGBoost's
+        algorithm on the hist trainer does (XGBoost's exact trainer refuses them too)."""
+        if not categories:
+            return
+        if self.tree_method != "hist" or self.algorithm != "xgboost":
+            raise ValueError(
+                "categorical features are split into sets by tree_method='hist' with "
+                f"algorithm='xgboost' only (got tree_method={self.tree_method!r}, "
+                f"algorithm={self.algorithm!r}); use those, or one-hot encode the categories"
+            )
+
+    def objective_params(self):
+        """The objective's own parameters, by XGBoost's names (``get_loss`` takes them)."""
+        return dict(
+            huber_slope=self.huber_slope,
+            quantile_alpha=self.quantile_alpha,
+            tweedie_variance_power=self.tweedie_variance_power,
+            max_delta_step=self.max_delta_step,
+        )
+
+    def grow_params(self, loss=None):
+        """The GrowParams trees are grown with: every None resolved to its default (an
+        unset ``max_delta_step`` to the one ``loss`` implies: 0.7 for count:poisson)."""
         gbdt = self.algorithm == "gbdt"
+        implied = 0.0 if loss is None else loss.default_max_delta_step
         return GrowParams(
             max_depth=0 if self.max_depth is None else int(self.max_depth),
             max_leaves=int(self.max_leaves or 0),
@@ -134,10 +169,12 @@ class TrainParams:
             reg_alpha=float(self.reg_alpha or 0.0),
             gamma=float(self.gamma or 0.0),
             min_child_weight=float(_default(self.min_child_weight, 0.0 if gbdt else 1.0)),
-            max_delta_step=float(self.max_delta_step or 0.0),
+            max_delta_step=float(_default(self.max_delta_step, implied)),
             learning_rate=float(_default(self.learning_rate, 0.1 if gbdt else 0.3)),
             pruning=self.pruning or ("pre" if self.tree_method == "hist" else "post"),
             float32=not gbdt,
+            max_cat_to_onehot=int(self.max_cat_to_onehot),
+            max_cat_threshold=int(self.max_cat_threshold),
         )
 
 
@@ -171,10 +208,12 @@ def _check_gain_range(y, weight, model, algorithm):
         )
 
 
-def make_loss(objective, classes):
-    """The loss of ``objective`` for a classifier of ``classes`` (None: a regressor)."""
+def make_loss(objective, classes, **objective_params):
+    """The loss of ``objective`` for a classifier of ``classes`` (None: a regressor), with
+    its parameters (``TrainParams.objective_params``)."""
     is_classifier = classes is not None
-    loss = get_loss(objective, is_classifier, 0 if classes is None else len(classes))
+    n_classes = 0 if classes is None else len(classes)
+    loss = get_loss(objective, is_classifier, n_classes, **objective_params)
     if is_classifier and not loss.is_classification and isinstance(objective, str):
         raise ValueError(f"objective={objective!r} is not a classification objective")
     return loss
@@ -182,11 +221,13 @@ def make_loss(objective, classes):
 
 def _algorithm(params, loss, is_classifier):
     if params.algorithm == "gbdt":
-        return GBDTAlgorithm(loss, params.grow_params(), is_classifier=is_classifier)
-    return XGBoostAlgorithm(loss, params.grow_params())
+        return GBDTAlgorithm(loss, params.grow_params(loss), is_classifier=is_classifier)
+    return XGBoostAlgorithm(loss, params.grow_params(loss))
 
 
-def _model(params, trees, base_score, loss, algorithm, n_features, feature_names, classes):
+def _model(
+    params, trees, base_score, loss, algorithm, n_features, feature_names, classes, categories
+):
     return Model(
         trees,
         base_score,
@@ -197,6 +238,7 @@ def _model(params, trees, base_score, loss, algorithm, n_features, feature_names
         params=algorithm.params,
         algorithm=params.algorithm,
         margin_dtype=algorithm.dtype,
+        categories=categories,
     )
 
 
@@ -212,6 +254,7 @@ def train(
     callbacks=(),
     verbose=None,
     keep_trace=True,
+    categories=None,
 ):
     """Grow ``params.n_estimators`` rounds of trees on X32, y; return the fitted ``Model``.
 
@@ -223,23 +266,29 @@ def train(
     ``hook(t, model)`` called after every round t with the model trained so far; training
     stops after a round where one returns True. ``verbose``: the progress bar (None: on
     a terminal). ``keep_trace``: attach a ``Trace`` (it keeps X32 and the prepared data).
+    ``categories``: ``{feature: its categories}`` for the categorical features, whose
+    columns of X32 hold category codes (``engine.categorical``; hist only).
     """
     params = TrainParams.of(params)
+    params.check_categorical(categories)
     n, d = X32.shape
-    loss = make_loss(params.objective, classes)
+    loss = make_loss(params.objective, classes, **params.objective_params())
+    if not loss.trainable:
+        raise ValueError(
+            f"objective={loss.name!r} is one teachgbt reads in imported models, not one it "
+            f"trains with; train with one of {', '.join(TRAINABLE)}"
+        )
     algorithm = _algorithm(params, loss, classes is not None)
     if params.early_stopping_rounds is not None and not evals:
         raise ValueError(
             "early_stopping_rounds needs an eval_set to watch; pass "
             "fit(..., eval_set=[(X_val, y_val)])"
         )
-    if params.base_score is None:  # XGBoost's estimate: the weighted mean of y
+    if params.base_score is None:  # XGBoost's estimate (the weighted mean of y, mostly)
         base_score = algorithm.default_base_score(y, sample_weight)
-        if loss.is_classification and loss.n_outputs == 1:
-            base_score = min(max(base_score, _EDGE_PROBABILITY), 1 - _EDGE_PROBABILITY)
     else:
         base_score = loss.check_base_score(params.base_score)
-    model = _model(params, [], base_score, loss, algorithm, d, feature_names, classes)
+    model = _model(params, [], base_score, loss, algorithm, d, feature_names, classes, categories)
     _check_gain_range(y, sample_weight, model, algorithm)
 
     # after every round: eval sets, early stopping, the caller's callbacks, progress
@@ -257,7 +306,8 @@ def train(
     hooks = [h for h in (eval_sets, early_stopping, *callbacks, progress) if h is not None]
 
     tree_method = TREE_METHODS[params.tree_method]
-    data = tree_method.prepare(X32, params.max_bin)
+    check_codes(X32, sorted(categories or ()), feature_names)  # before any binning
+    data = tree_method.prepare(X32, params.max_bin, sorted(categories or ()))
     sampler = RoundSampler(params.subsample, params.colsample_bytree, params.random_state)
     samples = []  # per tree: dict(rows=..., features=...), for the trace
     K = algorithm.n_outputs
@@ -300,17 +350,20 @@ def model_from_trees(
     feature_names=None,
     best_iteration=None,
     origin,
+    categories=None,
 ):
     """A ``Model`` of trees grown elsewhere (a file, another library): the same loss,
     effective parameters and margin precision ``train`` would give them. ``base_score``
-    None starts the margin at 0."""
+    None starts the margin at 0; ``categories``: the categorical features' categories."""
     params = TrainParams.of(params)
-    loss = make_loss(params.objective, classes)
-    if base_score is None:  # the base score whose margin is 0
-        base_score = 0.5 if loss.n_outputs == 1 and loss.is_classification else 0.0
+    loss = make_loss(params.objective, classes, **params.objective_params())
+    if base_score is None:  # the base score whose margin is 0 (0.5 for log-odds, 1 for log)
+        base_score = float(loss.transform(0.0)) if loss.n_outputs == 1 else 0.0
     base_score = loss.check_base_score(base_score)
     algorithm = _algorithm(params, loss, classes is not None)
-    model = _model(params, trees, base_score, loss, algorithm, n_features, feature_names, classes)
+    model = _model(
+        params, trees, base_score, loss, algorithm, n_features, feature_names, classes, categories
+    )
     model.best_iteration = best_iteration
     model.origin = origin
     return model

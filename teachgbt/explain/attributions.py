@@ -88,7 +88,7 @@ def _expected_given(tree, x, known, node, T):
         return float(tree.value[node])
     f, L, R = int(tree.feature[node]), int(tree.left[node]), int(tree.right[node])
     if f in known:
-        left = routing.goes_left(x[f], T[node], tree.default_left[node])
+        left = tree.split_left([node], x[[f]], T)[0]
         return _expected_given(tree, x, known, L if left else R, T)
     left = _expected_given(tree, x, known, L, T)
     right = _expected_given(tree, x, known, R, T)
@@ -208,7 +208,7 @@ def tree_shap(tree, X):
     value = tree.value[tree.leaves]
     threshold = routing.cut_points(tree.rule, tree.threshold)
     if S > MAX_PATTERN_BITS:
-        _leaf_by_leaf(tree, X, threshold, (node, went_left, slot, feature, z), value, phi)
+        _leaf_by_leaf(tree, X, (node, went_left, slot, feature, z), value, phi)
         return phi, float(mean[0])
     # slot s of leaf l adds its φ to column feature[l, s]: one matrix product per block
     to_column = np.zeros((n_leaves * S, d))
@@ -219,8 +219,9 @@ def tree_shap(tree, X):
         codes = np.arange(n_leaves << S)
         table = _table(codes, S, z, value)
     bit = np.where(slot >= 0, np.left_shift(1, np.maximum(slot, 0)), 0)  # (n_leaves, depth)
-    # compiled only for large X: a first compile costs seconds (see teachgbt.utils.kernels)
-    compiled = kernels.load("core._tree_numba", n * d) if full else None
+    # compiled only for large X: a first compile costs seconds (see teachgbt.utils.kernels);
+    # a tree with set splits routes with numpy (Tree.decisions)
+    compiled = kernels.load("core._tree_numba", n * d) if full and not tree.has_sets else None
     if compiled is not None:  # the same lookup, compiled
         compiled.add_tree_shap(
             X, tree.feature, threshold, tree.default_left, node, went_left, bit, feature,
@@ -231,8 +232,7 @@ def tree_shap(tree, X):
     rows_per_block = max(1, BLOCK_ELEMENTS // (n_leaves * node.shape[1]))
     for lo in range(0, n, rows_per_block):
         xb = X[lo : lo + rows_per_block]
-        x = xb[:, np.maximum(tree.feature, 0)]  # (rows, n_nodes)
-        left = routing.goes_left(x, threshold, tree.default_left)
+        left = tree.decisions(xb)  # (rows, n_nodes): which way each row goes at each split
         missed = np.zeros((len(xb), n_leaves), dtype=np.int64)  # bits of slots not followed
         for e in range(node.shape[1]):
             missed |= (left[:, node[:, e]] != went_left[:, e]) * bit[:, e]
@@ -246,12 +246,11 @@ def tree_shap(tree, X):
     return phi, float(mean[0])
 
 
-def _leaf_by_leaf(tree, X, threshold, paths, value, phi):
+def _leaf_by_leaf(tree, X, paths, value, phi):
     """``tree_shap`` for paths too deep for bit patterns: every leaf's game for every row."""
     node, went_left, slot, feature, z = paths
     n_leaves, S = z.shape
-    x = X[:, np.maximum(tree.feature, 0)]  # (rows, n_nodes)
-    left = routing.goes_left(x, threshold, tree.default_left)
+    left = tree.decisions(X)  # (rows, n_nodes)
     for li in range(n_leaves):
         follows = np.ones((len(X), S), dtype=bool)  # the row follows every edge on slot s
         for e in np.flatnonzero(slot[li] >= 0):
@@ -286,8 +285,7 @@ def path_contributions(tree, X):
         inner = tree.feature[node] >= 0
         r, i = rows[inner], node[inner]
         f = tree.feature[i]
-        x = X[r, f]
-        left = routing.goes_left(x, threshold[i], tree.default_left[i])
+        left = tree.split_left(i, X[r, f], threshold)
         child = np.where(left, tree.left[i], tree.right[i])
         phi[r, f] += mean[child] - mean[i]  # one split per row and level: no repeated index
         node[inner] = child

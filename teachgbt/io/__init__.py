@@ -7,6 +7,9 @@
   model into a fitted teachgbt model: the same predictions, and trees whose nodes carry
   the G, H, w* and gain the tutorials compute, recovered from what the library stores.
 
+Categorical splits are read as set splits (``x ∈ S``), with each library's rule for which
+way its set, missing and unseen categories go, and the categories' names (``_categories``).
+
 Every model is built through the public constructor ``BoostingClassifier.from_trees`` /
 ``BoostingRegressor.from_trees``. The teachgbt file format itself (name, version,
 model → dict) lives in ``teachgbt.io.native``, which ``model.save`` uses.
@@ -62,6 +65,7 @@ def from_dict(d):
             classes=d.get("classes"),
             n_features=d["n_features_in"],
             best_iteration=d.get("best_iteration"),
+            categories={int(j): v for j, v in (d.get("categories") or {}).items()},
             **params,
         )
     except (KeyError, TypeError, IndexError, AttributeError) as e:
@@ -150,6 +154,9 @@ def from_xgboost(model, reg_lambda=None, learning_rate=None, gamma=None, missing
     ``value``, ``H``, ``loss_chg`` and every prediction do not. ``G`` is NaN where it
     cannot be recovered: with ``reg_alpha`` or ``max_delta_step``, and where w* was set
     to 0 because H < ``min_child_weight``. ``model.import_notes_`` lists what was assumed.
+    Categorical splits become set splits: XGBoost sends its set right, so such a node's
+    children are swapped (teachgbt's set goes left); the categories' names are the ones
+    the model keeps from a DataFrame (``cats``).
     """
     from ._xgboost import xgboost_source
 
@@ -180,7 +187,9 @@ def from_lightgbm(model, reg_lambda=None, learning_rate=None, gamma=None):
     lambda_l1, max_delta_step or path_smooth); ``loss_chg`` = ``split_gain`` (no ½;
     LightGBM 4.7 does not subtract ``min_gain_to_split``, the model's γ) and ``gain`` =
     ½(split_gain − γ); ``split_gain`` itself is also an extra column. λ, η, γ come from the
-    model's parameters section, or from the arguments when it lacks them.
+    model's parameters section, or from the arguments when it lacks them. Categorical
+    splits become set splits (LightGBM's bitsets; its set goes left, NaN and other codes
+    right), named by the ``pandas_categorical`` line when the model has one.
     """
     from ._lightgbm import lightgbm_source
 
@@ -205,8 +214,11 @@ def from_sklearn(model):
     Σ weights on every node; the classifier stores neither on leaves (NaN).
     HistGradientBoosting trees: ``value`` is the leaf value (× η), ``loss_chg`` its
     ``gain``; H is known only for the regressor (= n, unit weights assumed). Categorical
-    features are refused, and so is a start (``init``) other than the default, "zero" or a
-    DummyClassifier/DummyRegressor.
+    features become set splits, their codes the encoder's (the categories sorted): a
+    DataFrame is read by category, a numpy array as those codes; an unknown or negative
+    code goes with the missing values, as scikit-learn sends an unknown category. A start
+    (``init``) other than the default, "zero" or a DummyClassifier/DummyRegressor is
+    refused.
     """
     from ._sklearn import sklearn_source
 

@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core import Model, ModelFileError, check_structure, shorten
+from ..core.losses import get_loss
 from ..core.tree import Tree
 from ..estimators import BoostingClassifier, BoostingRegressor
+from ._categories import set_probes
 
 __all__ = [
     "Imported",
@@ -28,6 +30,7 @@ __all__ = [
     "ImportAssumptionWarning",
     "build",
     "make_tree",
+    "start_scores",
     "multiclass_order",
     "unknown_count",
 ]
@@ -56,6 +59,21 @@ class Imported:
     best_iteration: int | None = None
     tree_class: list = field(default_factory=list)  # the class of each tree (0 unless K ≥ 3)
     notes: list = field(default_factory=list)  # assumptions and what could not be recovered
+    categories: dict = field(default_factory=dict)  # feature -> the names of its codes
+    # the library's own margin is this multiple of teachgbt's (LightGBM's rf sums its trees
+    # in raw_score and pred_contrib, where its prediction averages them)
+    library_margin_scale: float = 1.0
+
+
+def start_scores(objective, margins, is_classifier, objective_params=None):
+    """The base score of a model whose trees start from ``margins`` (one per output): in
+    the space the objective stores it (its prediction: σ(margin), e^margin, ...), or the
+    margins themselves for K outputs."""
+    margins = [float(m) for m in margins]
+    if len(margins) > 1:
+        return margins
+    loss = get_loss(objective, is_classifier, 2, **(objective_params or {}))
+    return float(loss.transform(margins[0]))
 
 
 def multiclass_order(library, n_trees, n_classes, tree_class=None):
@@ -95,6 +113,7 @@ def make_tree(
     learning_rate=1.0,
     extra=None,
     order=None,
+    sets=None,
     **routing_kw,
 ):
     """A ``tg.Tree`` from a library's node arrays (indexed by the library's node ids).
@@ -103,7 +122,9 @@ def make_tree(
     arrays), renumbered in the order of ``order`` (default: the library's ids), so that
     node ids match the library's wherever nothing was deleted. ``stats``: n, G, H,
     weight, value, gain, loss_chg and cover (the library's TreeSHAP weight), one entry per
-    library node. ``routing_kw``: the tree's ``rule``, ``missing``, ``zero_missing``.
+    library node. ``sets``: {library node: category codes} of its set splits (they go
+    left). ``routing_kw``: the tree's ``rule``, ``missing``, ``zero_missing``,
+    ``category_names``.
     """
     left, right = np.asarray(left, dtype=np.int64), np.asarray(right, dtype=np.int64)
     n_lib = len(left)
@@ -140,7 +161,10 @@ def make_tree(
         raise ValueError(f"the tree splits on a feature outside the model's {n_features}")
     extra = {k: np.asarray(v, dtype=np.float64)[ids] for k, v in (extra or {}).items()}
     cover = np.asarray(stats["cover"], dtype=np.float64)[ids]
-    return Tree(arrays, n_features, feature_names, learning_rate, extra, cover=cover, **routing_kw)
+    # set splits (library ids -> codes) under the new ids
+    sets = {int(new[i]): c for i, c in (sets or {}).items() if keep[i]}
+    return Tree(arrays, n_features, feature_names, learning_rate, extra, cover=cover,
+                sets=sets, **routing_kw)  # fmt: skip
 
 
 def named(shown, read, *args):
@@ -199,6 +223,7 @@ def build(imp):
         n_features=imp.n_features,
         best_iteration=imp.best_iteration,
         origin=f"imported from {imp.library} ({imp.source})",
+        categories=imp.categories or None,
         **imp.params,
     )
     model.import_notes_ = list(imp.notes)
@@ -251,8 +276,8 @@ def probe_rows(trees, n_features, seed=0, missing=True):
         for j, t in zip(tree.feature[split], tree.threshold[split]):
             cuts[j].append(t)
     columns = []
-    for c in cuts:
-        values = np.concatenate([threshold_probes(np.unique(c)), [0.0, _TINY, -_TINY]])
+    for c, codes in zip(cuts, set_probes(trees, n_features)):  # codes: of set splits
+        values = np.concatenate([threshold_probes(np.unique(c)), [0.0, _TINY, -_TINY], codes])
         columns.append(rng.permutation(values))
     n = min(_MAX_PROBE_ROWS, max(len(v) for v in columns))
     X = np.empty((n, n_features))
@@ -272,6 +297,8 @@ def _narrowed(tree, column):
     out.n_features = int(column.max()) + 1
     out.feature_names = None
     out.zero_missing = tuple(int(column[j]) for j in tree.zero_missing if column[j] >= 0)
+    out.category_names = {int(column[j]): v for j, v in tree.category_names.items()
+                          if column[j] >= 0}  # fmt: skip
     out.round = out.class_ = None
     return out
 
@@ -297,6 +324,7 @@ def probe(model, missing=True):
         n_features=len(used),
         margin_dtype=inner.margin_dtype,
         best_iteration=inner.best_iteration,
+        categories={int(column[j]): v for j, v in inner.categories.items() if column[j] >= 0},
     )
     ours = narrow.margins(narrow.check_X(X)[0])
     n = len(X)

@@ -66,9 +66,10 @@ try:
     if meta["library"] == "xgboost":
         xgboost = library
         booster = xgboost.Booster(params={"nthread": 1}, model_file=bytearray(data))
+        types = booster.feature_types
         dm = xgboost.DMatrix(X, missing=meta["missing"], nthread=1,
-                             feature_names=booster.feature_names,
-                             feature_types=booster.feature_types)
+                             feature_names=booster.feature_names, feature_types=types,
+                             enable_categorical=bool(types and "c" in types))
         margin = booster.predict(dm, output_margin=True,
                                  iteration_range=(0, meta["iteration_end"]))
     else:

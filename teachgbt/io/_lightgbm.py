@@ -32,13 +32,14 @@ from collections import deque
 import numpy as np
 
 from ..core import ModelFileError, check_count, check_imported_tree, shorten
-from ..core.losses import sigmoid
+from ._categories import lightgbm_category_names, lightgbm_sets
 from ._common import (
     ImportAssumptionWarning,
     Imported,
     dense_chunks,
     make_tree,
     multiclass_order,
+    start_scores,
 )
 from ._validate import check_lightgbm_layout, check_model_counts, check_tree_sizes
 
@@ -49,11 +50,6 @@ _PARAM_NAMES = {
     "learning_rate": "learning_rate",
     "reg_lambda": "lambda_l2",
     "gamma": "min_gain_to_split",
-}
-_OBJECTIVE = {
-    "binary": "binary:logistic",
-    "regression": "reg:squarederror",
-    "multiclass": "multi:softprob",
 }
 _MISSING_NONE, _MISSING_ZERO, _MISSING_NAN = 0, 1, 2
 _SPLIT_KEYS = (
@@ -137,36 +133,32 @@ def _zero_missing_features(trees):
             continue
         dt = _numbers(t, "decision_type", k, np.int64)
         feature = _numbers(t, "split_feature", k, np.int64, len(dt))
-        out.update(int(j) for j in feature[((dt >> 2) & 3) == _MISSING_ZERO])
+        numeric = (dt & 1) == 0  # a set split reads its value whatever its missing type
+        out.update(int(j) for j in feature[numeric & (((dt >> 2) & 3) == _MISSING_ZERO)])
     return tuple(sorted(out))
 
 
 def _split_columns(t, k, L, names, zero_missing):
     """The node arrays of a tree with ``L`` ≥ 2 leaves, splits first (LightGBM's split ids),
-    then the leaves: children, features, thresholds, where NaN goes, gains, H and n."""
+    then the leaves: children, features, thresholds, where NaN goes, gains, H and n; and
+    its set splits {split: codes}."""
     n_int = L - 1
     c = {key: _numbers(t, key, k, n=L if key.startswith("leaf") else n_int) for key in _SPLIT_KEYS}
     _check_splits(t, c, k, L)
     dt = c["decision_type"].astype(np.int64)
     feature = c["split_feature"].astype(np.int64)
-    if (dt & 1).any():
-        j = int(feature[np.flatnonzero(dt & 1)[0]])
-        name = names[j] if names and 0 <= j < len(names) else f"Column_{j}"
-        raise ValueError(
-            f"tree {k} has a categorical split on feature {name!r}; teachgbt's trees split "
-            "numbers. One-hot encode it and retrain, or import a model without categorical "
-            "splits"
-        )
-    t_le = c["threshold"]
+    # set splits (decision_type bit 1): the set goes left, NaN and other codes right
+    sets = lightgbm_sets(t, k, dt, c["threshold"], _numbers)
+    t_le = np.where(dt & 1, np.nan, c["threshold"])
     missing = (dt >> 2) & 3
     default_left = (dt & 2).astype(bool)
     zero_left = 0.0 <= t_le  # where 0 goes by the comparison
     # NaN: by the default for missing type NaN; else read as 0 (NumericalDecision), which
     # goes the default way for type Zero and by 0 ≤ t for type None
-    nan_left = np.where(missing == _MISSING_NONE, zero_left, default_left)
+    nan_left = np.where(missing == _MISSING_NONE, zero_left, default_left) & ((dt & 1) == 0)
     # on a zero_missing feature 0 is routed as NaN: a NaN-type split there must send 0
     # where its comparison does
-    clash = (missing == _MISSING_NAN) & np.isin(feature, zero_missing)
+    clash = (missing == _MISSING_NAN) & np.isin(feature, zero_missing) & ((dt & 1) == 0)
     clash &= default_left != zero_left
     if clash.any():
         i = int(np.flatnonzero(clash)[0])
@@ -180,7 +172,7 @@ def _split_columns(t, k, L, names, zero_missing):
         return np.where(v < 0, n_int + (~v), v)
 
     leaves = np.full(L, -1)
-    return dict(
+    cols = dict(
         left=np.concatenate([child(c["left_child"]), leaves]),
         right=np.concatenate([child(c["right_child"]), leaves]),
         feature=np.concatenate([feature, leaves]),
@@ -190,13 +182,14 @@ def _split_columns(t, k, L, names, zero_missing):
         H=np.concatenate([c["internal_weight"], c["leaf_weight"]]),
         n=np.concatenate([c["internal_count"], c["leaf_count"]]).astype(np.int64),
     )
+    return cols, sets
 
 
 def _check_splits(t, c, k, L):
     """What LightGBM indexes with, checked before it is used: children (a split id below
     L − 1, or ~j for leaf j below L), decision types (missing type 0, 1 or 2), thresholds
-    (a number; for a categorical split an index into its ``num_cat`` category sets) and
-    the category sets themselves (``cat_boundaries`` into ``cat_threshold``)."""
+    (a number; for a set split an index into its ``num_cat`` category sets) and the
+    category sets themselves (``cat_boundaries`` into ``cat_threshold``)."""
     n_int = L - 1
     for side in ("left_child", "right_child"):
         v = c[side]
@@ -229,7 +222,7 @@ def _check_splits(t, c, k, L):
         raise ModelFileError(f"tree {k}: cat_threshold holds a value beyond 32 bits")
     index = c["threshold"][categorical]
     if ((index != np.round(index)) | (index < 0) | (index >= n_cat)).any():
-        raise ModelFileError(f"tree {k}: a categorical split names no category set of its {n_cat}")
+        raise ModelFileError(f"tree {k}: a set split names no category set of its {n_cat}")
 
 
 def _whole(t, key, k, default):
@@ -263,11 +256,17 @@ def _tree(t, k, p, n_features, names, bias, zero_missing):
     if L < 1:
         raise ModelFileError(f"tree {k}: num_leaves={L}")
     if _whole(t, "is_linear", k, 0):
-        raise ValueError(f"tree {k} is a linear tree (linear_tree=true): not supported")
+        raise ValueError(
+            f"tree {k} is a linear tree (linear_tree=true): its leaves hold linear models of "
+            "the features, not one number each, so it is not a tree of teachgbt's kind"
+        )
     leaf_value = _numbers(t, "leaf_value", k, n=L) - bias
     lr, lam = p["learning_rate"], p["reg_lambda"]
     n_int = L - 1
-    cols = _leaf_columns(t, k) if L == 1 else _split_columns(t, k, L, names, zero_missing)
+    if L == 1:
+        cols, sets = _leaf_columns(t, k), {}
+    else:
+        cols, sets = _split_columns(t, k, L, names, zero_missing)
     left, right = np.asarray(cols["left"]), np.asarray(cols["right"])
     n_nodes = len(left)
     H = np.asarray(cols["H"], dtype=np.float64)
@@ -315,6 +314,7 @@ def _tree(t, k, p, n_features, names, bias, zero_missing):
         order=rank,
         rule="lightgbm",
         zero_missing=zero_missing,
+        sets=sets,
     )
 
 
@@ -351,81 +351,112 @@ def _initial_score(first, p, lp):
     return float(_numbers(first, key, 0)[0])
 
 
-def _objective(header, lp):
-    """(objective name, trees a round) of a model text: binary, regression (L2) or
-    multiclass (softmax) of gbdt/goss boosting; anything else is refused."""
-    if header.get("version") is None or "objective" not in header:
-        raise ValueError("not a complete LightGBM model: its header lacks version or objective")
-    objective = header["objective"].split()
-    name = objective[0] if objective else ""
-    if name in ("multiclassova", "multiclass_ova", "ova", "ovr"):
+# LightGBM's objective -> (teachgbt's objective, its parameters: (LightGBM name, teachgbt name))
+_OBJECTIVES = {
+    "regression": ("reg:squarederror", ()),
+    "regression_l1": ("reg:absoluteerror", ()),
+    "huber": ("lightgbm:huber", ()),
+    "fair": ("lightgbm:fair", ()),
+    "poisson": ("count:poisson", ()),
+    "quantile": ("reg:quantileerror", (("alpha", "quantile_alpha"),)),
+    "mape": ("lightgbm:mape", ()),
+    "gamma": ("reg:gamma", ()),
+    "tweedie": ("reg:tweedie", (("tweedie_variance_power", "tweedie_variance_power"),)),
+    "binary": ("binary:logistic", ()),
+    "cross_entropy": ("lightgbm:cross_entropy", ()),
+    "cross_entropy_lambda": ("lightgbm:cross_entropy_lambda", ()),
+    "multiclass": ("multi:softprob", ()),
+    "multiclassova": ("lightgbm:multiclassova", ()),
+    "lambdarank": ("lightgbm:lambdarank", ()),
+    "rank_xendcg": ("lightgbm:rank_xendcg", ()),
+}
+_ALIASES = {"softmax": "multiclass", "multiclass_ova": "multiclassova", "ova": "multiclassova",
+            "ovr": "multiclassova", "xendcg": "rank_xendcg"}  # fmt: skip
+_CLASSIFIERS = ("binary", "multiclass", "multiclassova")
+# the objectives whose first-tree root value is the initial score itself (Σg = 0 there)
+# and whose leaves are −G/(H+λ): elsewhere G cannot be recovered from the leaves
+_NEWTON_AT_INIT = ("regression", "poisson", "gamma", "tweedie", "binary", "cross_entropy",
+                   "multiclass", "multiclassova", "lambdarank", "rank_xendcg")  # fmt: skip
+_OBJECTIVE_NOTES = {
+    "regression_l1": "regression_l1: LightGBM refreshed each leaf to the median of its rows' "
+    "residuals after growing the tree",
+    "quantile": "quantile: LightGBM refreshed each leaf to the α-quantile of its rows' "
+    "residuals after growing the tree",
+    "mape": "mape: LightGBM refreshed each leaf to a weighted median of its rows' residuals "
+    "(weights 1/|y|)",
+    "cross_entropy_lambda": "cross_entropy_lambda: predict is log(1 + e^margin)",
+    "multiclassova": "multiclassova: one sigmoid per class, p_k = σ(margin_k); the K "
+    "probabilities need not sum to 1 (LightGBM does not normalise them)",
+}
+_RANKING_NOTE = (
+    "{name}: a ranking model; the margins are scores whose order within a query is the "
+    "ranking. Its g and h came from pairs of rows within a query, not from one row's "
+    "label, so they are not shown"
+)
+
+
+def _objective(header, lp, K, classes):
+    """(LightGBM's objective name, teachgbt's objective, its parameters, is a classifier,
+    notes) from the ``objective=`` line and the parameters section; refusals say why."""
+    words = header["objective"].split()
+    name = _ALIASES.get(words[0], words[0]) if words else ""
+    said = header["objective"]
+    if name not in _OBJECTIVES:
+        why = {
+            "custom": "trained with a Python objective function, whose link teachgbt cannot know",
+            "none": "trained with a Python objective function, whose link teachgbt cannot know",
+        }.get(name, f"teachgbt imports {', '.join(_OBJECTIVES)}")
+        raise ValueError(f"this LightGBM model's objective is {said!r}: {why}")
+    if name == "regression" and len(words) > 1:
         raise ValueError(
-            f"this LightGBM model's objective is {header['objective']!r}: one-vs-all, K "
-            "separate sigmoids whose probabilities do not sum to 1. teachgbt's multiclass "
-            "model is softmax; train with objective='multiclass' to import it"
+            f"this LightGBM model's objective is {said!r}: it trained on √y and predicts "
+            "sign(margin)·margin²; teachgbt imports regression without sqrt"
         )
-    K = int(header.get("num_tree_per_iteration", 1))
-    if name in ("multiclass", "softmax"):
-        stated = [int(o.split(":")[1]) for o in objective if o.startswith("num_class:")]
-        if K < 2 or (stated and stated[0] != K):
-            raise ValueError(f"this LightGBM multiclass model has {K} trees a round: corrupted?")
-        name = "multiclass"
-    if name == "binary" and "sigmoid:1" not in objective:
+    sigmoid_words = [w for w in words if w.startswith("sigmoid:")]
+    if sigmoid_words and float(sigmoid_words[0].split(":")[1]) != 1.0:
         raise ValueError(
-            f"this LightGBM model's objective is {header['objective']!r}; "
-            "teachgbt imports binary with sigmoid:1"
+            f"this LightGBM model's objective is {said!r}: its probabilities are "
+            "σ(sigmoid·margin); teachgbt imports sigmoid:1"
         )
-    if name not in ("binary", "regression", "multiclass") or (
-        name == "regression" and len(objective) > 1
-    ):
-        raise ValueError(
-            f"this LightGBM model's objective is {header['objective']!r}; teachgbt "
-            "imports 'binary', 'regression' (L2) and 'multiclass' (softmax)"
-        )
-    if "average_output" in header or lp.get("boosting", "gbdt") in ("rf", "random_forest", "dart"):
-        raise ValueError(
-            f"this LightGBM model uses boosting={lp.get('boosting', 'rf')!r}; "
-            "teachgbt imports gbdt (and goss) models"
-        )
-    if K != 1 and name != "multiclass":
+    multi = name in ("multiclass", "multiclassova")
+    stated = [int(w.split(":")[1]) for w in words if w.startswith("num_class:")]
+    if multi and (K < 2 or (stated and stated[0] != K)):
+        raise ValueError(f"this LightGBM {name} model has {K} trees a round: corrupted?")
+    if not multi and K != 1:
         raise ValueError(f"this LightGBM {name} model has {K} trees a round: not supported")
-    return name, K
+    objective, wanted = _OBJECTIVES[name]
+    params = {ours: _float(lp, theirs, None) for theirs, ours in wanted if theirs in lp}
+    notes = [_OBJECTIVE_NOTES[name]] if name in _OBJECTIVE_NOTES else []
+    if objective.endswith(("lambdarank", "rank_xendcg")):
+        notes.append(_RANKING_NOTE.format(name=name))
+    is_clf = name in _CLASSIFIERS or (name == "cross_entropy" and classes is not None)
+    return name, objective, params, is_clf, notes
 
 
-def _growth_params(lp, given, notes):
-    """η, λ, γ (the arguments', else the parameters section's, else LightGBM's defaults,
-    with a warning), λ1 and max_delta_step, and whether G can be recovered."""
-    missing = {
-        k: v for k, v in _LGB_DEFAULTS.items() if given.get(k) is None and _PARAM_NAMES[k] not in lp
-    }
-    p = {
-        k: float(given[k]) if given.get(k) is not None else _float(lp, _PARAM_NAMES[k], v)
-        for k, v in _LGB_DEFAULTS.items()
-    }
-    if missing:
-        said = ", ".join(f"{k}={v:g}" for k, v in missing.items())
-        notes.append(f"assumed {said} (the model text has no parameters section)")
-        warnings.warn(
-            f"this LightGBM model text has no parameters; assumed {said}. weight, G "
-            "and gain depend on them. Pass learning_rate=, reg_lambda=, gamma=",
-            ImportAssumptionWarning,
-            stacklevel=4,
+def _booster(header, lp, name, notes):
+    """LightGBM's boosting: "gbdt" (and goss), "dart" or "rf"; its notes."""
+    boosting = {"random_forest": "rf"}.get(lp.get("boosting"), lp.get("boosting", "gbdt"))
+    if "average_output" in header:
+        boosting = "rf"
+    if boosting == "rf":
+        notes.append(
+            "boosting='rf': a forest, not boosting; every tree was grown at the initial score, "
+            "which it holds, and the trees are averaged (each adds its leaf / n, the tree's "
+            "learning rate is 1/n). LightGBM's raw_score and pred_contrib give the sum, n "
+            "times the margin here"
         )
-    p["reg_alpha"], p["max_delta_step"] = (
-        _float(lp, "lambda_l1", 0),
-        _float(lp, "max_delta_step", 0),
-    )
-    smooth = _float(lp, "path_smooth", 0)
-    p["G_recoverable"] = not (p["reg_alpha"] or p["max_delta_step"] > 0 or smooth)
-    if not p["G_recoverable"]:
-        notes.append("G is not recoverable: lambda_l1, max_delta_step or path_smooth shaped w*")
-    return p
+    elif boosting == "dart":
+        notes.append(
+            "boosting='dart': the trees were rescaled when others were dropped; the file's "
+            "leaf values are final"
+        )
+    return boosting
 
 
 def _check_header(header, n_trees):
     """The header's counts, as whole numbers in range and agreeing (LightGBM sizes its
     arrays by them): classes, trees a round (the same number), the last feature's index,
-    the label's; the number of features."""
+    the label's. Returns (the number of features, trees a round)."""
     counts = {}
     for key, default in (("num_class", None), ("num_tree_per_iteration", "1"),
                          ("max_feature_idx", None), ("label_index", "0")):  # fmt: skip
@@ -449,40 +480,56 @@ def _check_header(header, n_trees):
     n_features = counts["max_feature_idx"] + 1
     check_model_counts("LightGBM", n_features, K, n_trees)
     check_count("label_index", counts["label_index"], 0, None, "this LightGBM model")
-    return n_features
+    return n_features, K
 
 
 def read_lightgbm(text, source="model file", classes=None, **given):
     """``Imported`` from a LightGBM model text."""
     header, trees, lp = _sections(text)
-    n_features = _check_header(header, len(trees))
-    name, K = _objective(header, lp)
+    if header.get("version") is None or "objective" not in header:
+        raise ValueError("not a complete LightGBM model: its header lacks version or objective")
+    n_features, K = _check_header(header, len(trees))
+    name, objective, objective_params, is_clf, notes = _objective(header, lp, K, classes)
+    boosting = _booster(header, lp, name, notes)
     names = header.get("feature_names", "").split() or None
     if names is not None and len(names) != n_features:
         raise ValueError(f"{len(names)} feature names for {n_features} features")
-    notes = []
-    p = _growth_params(lp, given, notes)
-    is_clf = name in ("binary", "multiclass")
-    bias = [_initial_score(t, p, lp) for t in trees[:K]] + [0.0] * (K - len(trees[:K]))
+    p, l1, mds = _train_params(lp, given, notes)
+    if name not in _NEWTON_AT_INIT or boosting != "gbdt":
+        p["G_recoverable"] = False
+        notes.append(
+            "G is not recoverable: the leaves are not −G/(H+λ) of the stored H "
+            f"({'refreshed or shifted by the initial score' if boosting == 'gbdt' else boosting})"
+        )
+    n_rounds = len(trees) // K
+    if boosting == "rf":
+        bias = [0.0] * K
+        p["learning_rate"] = 1.0
+    else:
+        bias = [_initial_score(t, p, lp) for t in trees[:K]] + [0.0] * (K - len(trees[:K]))
     zero_missing = _zero_missing_features(trees)
     out = [
         _tree(t, k, p, n_features, names, bias[k] if k < K else 0.0, zero_missing)
         for k, t in enumerate(trees)
     ]
     check_tree_sizes(text, header, len(trees))
-    if K == 2:
+    if boosting == "rf" and n_rounds:
+        for tree in out:  # a forest averages: each tree adds its leaf / n
+            tree.value = tree.value / n_rounds
+            tree.learning_rate = 1.0 / n_rounds
+    if K == 2 and name == "multiclass":
         notes.append("a softmax over two classes: two margins, two trees a round")
-    max_depth = int(_float(lp, "max_depth", -1))
     params = {
-        "objective": _OBJECTIVE[name],
+        "objective": objective,
+        **objective_params,
         "tree_method": "hist",
         "learning_rate": p["learning_rate"],
         "reg_lambda": p["reg_lambda"],
         "gamma": p["gamma"],
-        "reg_alpha": p["reg_alpha"],
-        "max_delta_step": max(p["max_delta_step"], 0.0),
+        "reg_alpha": l1,
+        "max_delta_step": max(mds, 0.0),
         "min_child_weight": _float(lp, "min_sum_hessian_in_leaf", 1e-3),
-        "max_depth": max(max_depth, 0),
+        "max_depth": max(int(_float(lp, "max_depth", -1)), 0),
         "max_leaves": int(_float(lp, "num_leaves", 31)),
         "pruning": "pre",
     }
@@ -491,20 +538,50 @@ def read_lightgbm(text, source="model file", classes=None, **given):
         source=source,
         is_classifier=is_clf,
         trees=out,
-        base_score=bias if K > 1 else float(sigmoid(bias[0])) if is_clf else bias[0],
+        base_score=start_scores(objective, bias, is_clf, objective_params),
         n_features=n_features,
         params=params,
         feature_names=names,
         classes=classes if is_clf else None,
         tree_class=multiclass_order("LightGBM", len(out), K),
         notes=notes,
+        categories=lightgbm_category_names(text, header.get("feature_infos", ""), n_features),
+        library_margin_scale=float(n_rounds) if boosting == "rf" and n_rounds else 1.0,
     )
+
+
+def _train_params(lp, given, notes):
+    """(λ, η, γ as ``p``, lambda_l1, max_delta_step) from the parameters section or the
+    arguments (LightGBM's defaults, with a warning, when the text has neither)."""
+    missing = {
+        k: v for k, v in _LGB_DEFAULTS.items() if given.get(k) is None and _PARAM_NAMES[k] not in lp
+    }
+    p = {
+        k: float(given[k]) if given.get(k) is not None else _float(lp, _PARAM_NAMES[k], v)
+        for k, v in _LGB_DEFAULTS.items()
+    }
+    if missing:
+        said = ", ".join(f"{k}={v:g}" for k, v in missing.items())
+        notes.append(f"assumed {said} (the model text has no parameters section)")
+        warnings.warn(
+            f"this LightGBM model text has no parameters; assumed {said}. weight, G "
+            "and gain depend on them. Pass learning_rate=, reg_lambda=, gamma=",
+            ImportAssumptionWarning,
+            stacklevel=4,
+        )
+    l1, mds = _float(lp, "lambda_l1", 0), _float(lp, "max_delta_step", 0)
+    smooth = _float(lp, "path_smooth", 0)
+    p["G_recoverable"] = not (l1 or mds > 0 or smooth)
+    if not p["G_recoverable"]:
+        notes.append("G is not recoverable: lambda_l1, max_delta_step or path_smooth shaped w*")
+    return p, l1, mds
 
 
 def lightgbm_file(text, data, shown, **given):
     """``Imported`` from a model text already read (``data`` its bytes, ``shown`` its
     name), and LightGBM's own margins on the file (None without LightGBM)."""
-    return read_lightgbm(text, f"model file {shown}", **given), _file_margin(data)
+    imp = read_lightgbm(text, f"model file {shown}", **given)
+    return imp, _per_tree(_file_margin(data), imp)
 
 
 def lightgbm_source(model, **given):
@@ -523,7 +600,16 @@ def lightgbm_source(model, **given):
             f"path of a model .txt; got {type(model).__name__}"
         )
     imp = read_lightgbm(model.model_to_string(), source, classes=classes, **given)
-    return imp, _margin(model)
+    return imp, _per_tree(_margin(model), imp)
+
+
+def _per_tree(margin, imp):
+    """LightGBM's margin function on teachgbt's scale: its rf raw scores are sums where
+    its predictions, and teachgbt's margins, average."""
+    scale = imp.library_margin_scale
+    if margin is None or scale == 1.0:
+        return margin
+    return lambda X: np.asarray(margin(X), dtype=np.float64) / scale
 
 
 def _file_margin(data):

@@ -19,6 +19,7 @@ from ..core import (
     ModelFileError,
     check_count,
     check_imported_tree,
+    check_sets,
     float_array,
     shorten,
 )
@@ -57,6 +58,7 @@ def check_model_dict(d):
     best = d.get("best_iteration")
     if best is not None:
         check_count("best_iteration", best, 0, max(n_rounds - 1, 0))
+    check_sets(None, d.get("categories"), [], n_features, "the model")  # category names
     for k, t in enumerate(trees):
         where = f"tree {k + 1}"
         if not isinstance(t, dict):
@@ -108,8 +110,11 @@ def check_xgboost(learner):
         raise ModelFileError("its 'learner' is not an object")
     lmp = _object(learner, "learner_model_param", "the model")
     gb = _object(learner, "gradient_booster", "the model")
-    if gb.get("name") != "gbtree":
-        return  # gblinear and dart are refused by the importer, by name
+    if gb.get("name") == "dart":  # dart keeps its gbtree one level down, beside the weights
+        _weight_drop(gb)
+        gb = _object(gb, "gbtree", "the dart booster")
+    elif gb.get("name") != "gbtree":
+        return  # gblinear (no trees) is refused by the importer, by name
     model = _object(gb, "model", "the gradient booster")
     n_features = _number_text(lmp.get("num_feature"), "num_feature", 1, MAX_FEATURES)
     n_classes = _number_text(lmp.get("num_class", "0"), "num_class", 0, None)
@@ -134,6 +139,15 @@ def check_xgboost(learner):
     _check_base_score(lmp, learner, groups)
     _check_best_iteration(learner, n_trees // (groups * n_parallel) if n_trees else 0)
     _check_cats(model.get("cats"), n_features)
+
+
+def _weight_drop(dart):
+    """dart's per-tree weights: numbers, no more of them than trees (XGBoost checks that
+    much itself; the importer wants one per tree)."""
+    weights = dart.get("weight_drop", [])
+    a = _as_array(weights, "weight_drop", "the dart booster")
+    if a.dtype.kind not in "iuf" and a.size:
+        raise ModelFileError(f"its weight_drop holds {shorten(a.tolist()[:3])}, not numbers")
 
 
 def _object(d, key, owner):

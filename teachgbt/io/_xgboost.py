@@ -29,6 +29,7 @@ import math
 
 import numpy as np
 
+from ._categories import xgboost_category_names, xgboost_set_splits
 from ._common import (
     Imported,
     make_tree,
@@ -41,8 +42,37 @@ from ._validate import check_xgboost
 __all__ = ["read_xgboost", "XGB_DEFAULTS"]
 
 XGB_DEFAULTS = {"learning_rate": 0.3, "reg_lambda": 1.0, "gamma": 0.0}
-_OBJECTIVES = {"binary:logistic": True, "reg:squarederror": False}  # name -> is a classifier
+# objective -> (is a classifier, its parameters: (section of the objective's config, name))
+_OBJECTIVES = {
+    "reg:squarederror": (False, ()),
+    "reg:squaredlogerror": (False, ()),
+    "reg:pseudohubererror": (False, (("pseudo_huber_param", "huber_slope"),)),
+    "reg:absoluteerror": (False, ()),
+    "reg:quantileerror": (False, (("quantile_loss_param", "quantile_alpha"),)),
+    "count:poisson": (False, (("poisson_regression_param", "max_delta_step"),)),
+    "reg:gamma": (False, ()),
+    "reg:tweedie": (False, (("tweedie_regression_param", "tweedie_variance_power"),)),
+    "binary:logistic": (True, ()),
+    "binary:logitraw": (True, ()),
+    "binary:hinge": (True, ()),
+    "survival:cox": (False, ()),
+    "rank:pairwise": (False, ()),
+    "rank:ndcg": (False, ()),
+    "rank:map": (False, ()),
+}
 _MULTICLASS = ("multi:softprob", "multi:softmax")
+_OBJECTIVE_NOTES = {
+    "survival:cox": "survival:cox: the margin is the log hazard ratio; predict is e^margin "
+    "(base_score 1, start margin 0)",
+    "binary:logitraw": "binary:logitraw: predict is the margin (log-odds) itself; as "
+    "XGBClassifier's, predict_proba is [1 − margin, margin] and predict is margin > 0.5",
+    "binary:hinge": "binary:hinge: predict is 1 where the margin is > 0, else 0",
+}
+_RANKING_NOTE = (
+    "{name}: a ranking model; the margins are scores whose order within a query is the "
+    "ranking. Its g and h came from pairs of rows within a query (LambdaMART), not from "
+    "one row's label, so they are not shown"
+)
 
 
 def _param(config, name, default):
@@ -69,11 +99,95 @@ def _parse_base_score(text, n=1):
     return values[0] if n == 1 else values
 
 
+def _objective(cfg, n_classes):
+    """(teachgbt objective name, its parameters, is a classifier, notes) of the model's
+    ``learner.objective`` (its name and parameter sections, which files keep too)."""
+    name = cfg["name"]
+    if n_classes >= 3:
+        notes = [f"{n_classes} classes: base_score holds the starting margins, used as they are"]
+        if name == "multi:softmax":
+            notes.append("multi:softmax: the same model as multi:softprob; predict is the argmax")
+        return "multi:softprob", {}, True, notes
+    if name not in _OBJECTIVES:
+        known = ", ".join(list(_OBJECTIVES) + [" / ".join(_MULTICLASS) + " (3+ classes)"])
+        raise ValueError(f"this XGBoost model's objective is {name!r}; teachgbt imports {known}")
+    is_clf, wanted = _OBJECTIVES[name]
+    params = {}
+    for section, key in wanted:
+        text = str(cfg.get(section, {}).get(key, "")).strip()
+        if text:
+            values = [float(v) for v in text.strip("[]").split(",") if v.strip()]
+            if key == "quantile_alpha" and len(values) > 1:
+                raise ValueError(
+                    f"this XGBoost model fits {len(values)} quantiles at once (quantile_alpha="
+                    f"{text}), one tree per α a round; teachgbt reads models of one α"
+                )
+            params[key] = float(np.format_float_positional(np.float32(values[0]), unique=True))
+    notes = [_OBJECTIVE_NOTES[name]] if name in _OBJECTIVE_NOTES else []
+    if name.startswith("rank:"):
+        notes.append(_RANKING_NOTE.format(name=name))
+    return name, params, is_clf, notes
+
+
+def _gbtree(booster):
+    """(the gbtree part, each tree's weight or None) of a gbtree or dart booster."""
+    name = booster.get("name")
+    if name == "gbtree":
+        return booster, None
+    if name == "dart":
+        return booster["gbtree"], booster.get("weight_drop")
+    raise ValueError(
+        f"this XGBoost model uses booster={name!r}; teachgbt imports gbtree and dart models "
+        "(gblinear has no trees)"
+    )
+
+
+def _drop_weights(trees, weight_drop, notes):
+    """dart: each tree's leaves × its weight, as XGBoost's prediction multiplies them (in
+    float32); ``weight`` keeps w* = leaf/η, the ``weight_drop`` column the factor."""
+    w = np.asarray(weight_drop if weight_drop is not None else [], dtype=np.float64)
+    if w.shape != (len(trees),) or not np.isfinite(w).all():
+        raise ValueError(
+            f"this dart model has {len(trees)} trees but weight_drop holds {w.size} finite "
+            "numbers: corrupted?"
+        )
+    for tree, wt in zip(trees, w):
+        leaf = tree.is_leaf
+        scaled = np.float32(tree.value[leaf]) * np.float32(wt)
+        tree.value[leaf] = scaled.astype(np.float64)
+        tree.extra["weight_drop"] = np.full(tree.n_nodes, float(np.float32(wt)))
+    notes.append(
+        "dart: each tree's leaves are multiplied by its weight_drop (the weight_drop "
+        "column), as XGBoost predicts; value = η·w*·weight_drop"
+    )
+
+
+def _objective_in_trees(trees, params, weight_drop, notes):
+    """What the objective and booster did to the stored leaves: dart's weights, and the
+    leaves whose G cannot be recovered from them."""
+    if weight_drop is not None:
+        _drop_weights(trees, weight_drop, notes)
+    if params.get("reg_alpha") or params.get("max_delta_step"):
+        notes.append(
+            "G is not recoverable: reg_alpha / max_delta_step shaped w*, so −w*·(H+λ) is not G"
+        )
+    refreshed = params["objective"] in ("reg:absoluteerror", "reg:quantileerror")
+    if refreshed and params["tree_method"] != "exact":
+        notes.append(
+            "G is not recoverable on leaves: hist refreshed each leaf to η × the quantile of "
+            "its rows' residuals after growing the tree, so value/η is that quantile, not w*"
+        )
+        for tree in trees:
+            tree.G[tree.is_leaf] = np.nan
+
+
 def _train_params(config, given):
     """(teachgbt constructor params, notes) from the Booster's config or the arguments."""
     notes = []
     if config is not None:
         gb = config["learner"]["gradient_booster"]
+        if gb.get("name") == "dart":
+            gb = gb["gbtree"]
         tp = gb.get("tree_train_param", {})
         method = gb.get("gbtree_train_param", {}).get("tree_method", "hist")
         params = {
@@ -131,15 +245,10 @@ def _tree(t, k, params, n_features, names, missing):
         if len(cols[key]) != n_nodes or len(right) != n_nodes:
             raise ValueError(f"tree {k}: its node arrays have different lengths")
     split = left >= 0
-    split_type = np.asarray(t.get("split_type", np.zeros(n_nodes)))
-    if len(split_type) == n_nodes and (split_type[split] != 0).any():
-        j = int(cols["split_indices"][split][split_type[split] != 0][0])
-        name = names[j] if names and 0 <= j < len(names) else f"f{j}"
-        raise ValueError(
-            f"tree {k} has a categorical split on feature {name!r}; teachgbt's trees split "
-            "numbers (x < t). One-hot encode the feature and retrain, or import a model "
-            "without categorical splits"
-        )
+    # set splits: XGBoost sends its set right, teachgbt left (children swapped, default flipped)
+    left, right, default_left, sets = xgboost_set_splits(
+        t, k, left, right, cols["default_left"].astype(bool)
+    )
     eta, lam = params["learning_rate"], params["reg_lambda"]
     H = cols["sum_hessian"].astype(np.float64)
     value = np.where(split, np.nan, cols["split_conditions"].astype(np.float64))
@@ -161,18 +270,21 @@ def _tree(t, k, params, n_features, names, missing):
         "gain": 0.5 * (loss_chg - params["gamma"]),
         "cover": H,  # XGBoost's cover is the hessian sum
     }
+    threshold = cols["split_conditions"].astype(np.float32).astype(np.float64)
+    threshold[list(sets)] = np.nan  # a set split has none (XGBoost writes a placeholder)
     return make_tree(
         left,
         right,
         cols["split_indices"].astype(np.int64),
-        cols["split_conditions"].astype(np.float32).astype(np.float64),
-        cols["default_left"].astype(bool),
+        threshold,
+        default_left,
         stats,
         n_features,
         names,
         eta,
         rule="xgboost",
         missing=missing,
+        sets=sets,
     )
 
 
@@ -182,27 +294,21 @@ def read_xgboost(d, config=None, source="model file", classes=None, missing=math
     value that stands for a missing one (the estimator's, or the caller's for a file)."""
     try:
         learner = d["learner"]
-        booster = learner["gradient_booster"]
+        gbtree, weight_drop = _gbtree(learner["gradient_booster"])
         lmp = learner["learner_model_param"]
-        objective = learner["objective"]["name"]
+        objective_cfg = learner["objective"]
+        objective = objective_cfg["name"]
+        model = gbtree["model"]
     except (KeyError, TypeError) as e:
         raise ValueError(f"not a complete XGBoost model: it lacks {e}") from None
     check_xgboost(learner)  # counts, links, features, leaf values: before anything uses them
-    name = booster.get("name")
-    if name != "gbtree":
-        raise ValueError(
-            f"this XGBoost model uses booster={name!r}; teachgbt imports gbtree models only "
-            "(gblinear has no trees; dart scales its trees by dropout weights)"
-        )
     n_classes = int(float(lmp.get("num_class", 0) or 0)) if objective in _MULTICLASS else 0
-    if objective not in _OBJECTIVES and n_classes < 3:
-        raise ValueError(
-            f"this XGBoost model's objective is {objective!r}; teachgbt imports "
-            f"{', '.join(_OBJECTIVES)} and {' / '.join(_MULTICLASS)} with 3 or more classes"
-        )
+    objective, objective_params, is_clf, objective_notes = _objective(objective_cfg, n_classes)
     if int(float(lmp.get("num_target", 1) or 1)) > 1:
-        raise ValueError("this XGBoost model has several targets: not supported")
-    model = booster["model"]
+        raise ValueError(
+            "this XGBoost model has several targets (one tree per target a round): "
+            "teachgbt reads models of one target"
+        )
     n_parallel = int(float(model.get("gbtree_model_param", {}).get("num_parallel_tree", 1)))
     if n_parallel > 1:
         raise ValueError(
@@ -214,30 +320,22 @@ def read_xgboost(d, config=None, source="model file", classes=None, missing=math
     if names is not None and len(names) != n_features:
         raise ValueError(f"{len(names)} feature names for {n_features} features")
     params, notes = _train_params(config, given)
+    params.update(objective=objective, **objective_params)
+    categories = xgboost_category_names(model, n_features)  # the DataFrame's, if it had any
     trees = []
     for k, t in enumerate(model.get("trees", [])):
         try:
             trees.append(_tree(t, k, params, n_features, names, missing))
         except (KeyError, TypeError, AttributeError) as e:
             raise ValueError(f"tree {k} of the XGBoost model lacks {e}: corrupted?") from None
-    if params.get("reg_alpha") or params.get("max_delta_step"):
-        notes.append(
-            "G is not recoverable: reg_alpha / max_delta_step shaped w*, so −w*·(H+λ) is not G"
-        )
+    _objective_in_trees(trees, params, weight_drop, notes)
     notes.append("XGBoost stores no row counts: n is unknown (-1)")
     if not math.isnan(missing):
         notes.append(f"inputs equal to missing={missing:g} are routed as missing values")
     best = learner.get("attributes", {}).get("best_iteration")
-    is_clf = n_classes >= 3 or _OBJECTIVES[objective]
     base_score = _parse_base_score(lmp["base_score"], max(n_classes, 1))
-    params["objective"] = "multi:softprob" if n_classes >= 3 else objective
     tree_class = multiclass_order("XGBoost", len(trees), n_classes, model.get("tree_info"))
-    if n_classes >= 3:
-        notes.append(
-            f"{n_classes} classes: base_score holds the starting margins, used as they are"
-        )
-        if objective == "multi:softmax":
-            notes.append("multi:softmax: the same model as multi:softprob; predict is the argmax")
+    notes.extend(objective_notes)
     return Imported(
         library="XGBoost",
         source=source,
@@ -251,6 +349,7 @@ def read_xgboost(d, config=None, source="model file", classes=None, missing=math
         best_iteration=int(best) if best is not None else None,
         tree_class=tree_class,
         notes=notes,
+        categories=categories,
     )
 
 
@@ -335,11 +434,13 @@ def _booster_margin(booster, imp, missing):
 
         best = imp.best_iteration
         rng = (0, best + 1) if best is not None else (0, 0)
+        types = booster.feature_types
         dm = xgboost.DMatrix(
             rows,
             missing=missing,
             feature_names=booster.feature_names,
-            feature_types=booster.feature_types,
+            feature_types=types,
+            enable_categorical=bool(types and "c" in types),  # category codes, by code
         )
         return booster.predict(dm, output_margin=True, iteration_range=rng)
 

@@ -19,7 +19,10 @@ import numpy as np
 from ..utils import check_is_fitted, write_atomic
 
 FORMAT = "teachgbt-model"
-VERSION = 1
+# version 2 adds set splits (``sets``) and the categorical features' ``categories``; a model
+# without them is written as version 1, which every teachgbt reads
+VERSION = 2
+READS = (1, 2)
 
 __all__ = ["FORMAT", "VERSION", "to_dict", "save", "check_header"]
 
@@ -43,9 +46,11 @@ def to_dict(model):
         )
     if params.get("callbacks"):
         params["callbacks"] = None
-    return {
+    categories = model.model_.categories
+    with_sets = bool(categories) or any(t.has_sets for t in model.trees_)
+    out = {
         "format": FORMAT,
-        "version": VERSION,
+        "version": VERSION if with_sets else 1,
         "estimator": type(model).__name__,
         "params": {k: _jsonable(v) for k, v in params.items()},
         "n_features_in": int(model.n_features_in_),
@@ -61,8 +66,12 @@ def to_dict(model):
         "base_score": np.asarray(model.base_score_, dtype=float).tolist(),
         "base_margin": np.asarray(model.base_margin_, dtype=float).tolist(),
         "best_iteration": model.best_iteration_,
-        "trees": [t.to_dict() for t in model.trees_],
+        # the category names are the model's, written once (not with every tree)
+        "trees": [t.to_dict(category_names=not categories) for t in model.trees_],
     }
+    if categories:
+        out["categories"] = {str(j): [_jsonable(v) for v in c] for j, c in categories.items()}
+    return out
 
 
 def save(model, path):
@@ -75,8 +84,8 @@ def check_header(d):
     """Raise ValueError unless ``d`` is a teachgbt model file this version reads."""
     if not isinstance(d, dict) or d.get("format") != FORMAT:
         raise ValueError("not a teachgbt model file (its 'format' field is not 'teachgbt-model')")
-    if d.get("version") != VERSION:
+    if d.get("version") not in READS:
         raise ValueError(
             f"model file version {d.get('version')!r} is not supported by this teachgbt "
-            f"(it reads version {VERSION})"
+            f"(it reads versions {', '.join(map(str, READS))})"
         )

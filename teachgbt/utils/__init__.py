@@ -7,11 +7,18 @@
     _escape.py       names read from files made safe to show: in HTML, on a terminal
     _kernels.py      numba or numpy: which compiled kernels run, and from what size
     _sklearn_base.py scikit-learn's estimator base classes, or stand-ins without it
+    _categories.py   pandas category columns as the codes set splits test, and back
 
 Nothing here imports any other part of teachgbt.
 """
 
 from . import _kernels as kernels
+from ._categories import (
+    UNSEEN_CODE,
+    categorical_columns,
+    encode_categories,
+    split_categories,
+)
 from ._escape import escape_html, printable
 from ._files import (
     FolderWriter,
@@ -42,6 +49,10 @@ __all__ = [
     "kernels",
     "escape_html",
     "printable",
+    "UNSEEN_CODE",
+    "categorical_columns",
+    "encode_categories",
+    "split_categories",
     "FolderWriter",
     "OutputError",
     "check_distinct",

@@ -8,6 +8,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from ._categories import encode_categories
+
 
 class _DataConversionWarning(UserWarning):
     """A column-vector y was turned into a 1-D array."""
@@ -135,14 +137,16 @@ def _array_source(X, what):
     return source, original, infinite
 
 
-def check_X(X, what="X", dtype=np.float32, beyond_float32=False):
+def check_X(X, what="X", dtype=np.float32, beyond_float32=False, allow_inf=False):
     """Return (X as a C-ordered ``dtype`` ndarray, feature names or None). Never mutates X.
 
     float32 is the precision teachgbt's trees (and XGBoost's) compare features in;
     models imported from a library that compares float64 values (LightGBM,
     HistGradientBoosting) are given float64 X, which may hold any finite number.
     ``beyond_float32``: finite values too large for float32 become ±inf in float32 X, as
-    XGBoost reads them at prediction (else they are refused, as in training). An input
+    XGBoost reads them at prediction (else they are refused, as in training).
+    ``allow_inf``: ±inf are inputs like any other (a model's library predicts them: they
+    go to the side every threshold sends them), else refused as in training. An input
     that already is a C-ordered array of ``dtype`` is used as it is, without a copy.
     """
     names = index = None
@@ -174,6 +178,8 @@ def check_X(X, what="X", dtype=np.float32, beyond_float32=False):
     inf = np.isinf(X32)
     if inf.any() and beyond_float32:  # only values that were infinite before the cast
         inf &= infinite()
+    if inf.any() and allow_inf:  # ±inf themselves are inputs; too-large values are not
+        inf &= ~infinite()
     if inf.any():
         i, j = np.argwhere(inf)[0]
         col = names[j] if names else int(j)
@@ -352,10 +358,11 @@ def check_nonneg(name, value):
     return float(value)
 
 
-def check_instance(x, names, n_features, what="the instance"):
+def check_instance(x, names, n_features, what="the instance", categories=None):
     """One instance as a float vector: a 1-D array, a Series, a dict or a one-row DataFrame.
 
-    A Series or dict is matched to the model's feature ``names`` when it carries them.
+    A Series or dict is matched to the model's feature ``names`` when it carries them;
+    with ``categories`` ({feature: its categories}) a category named there reads as its code.
     """
     if isinstance(x, pd.DataFrame):
         if len(x) != 1:
@@ -369,6 +376,12 @@ def check_instance(x, names, n_features, what="the instance"):
         if missing:
             raise ValueError(f"{what} has no value for {missing}")
         x = x.rename(index=str)[[str(n) for n in names]]
+    if categories:  # the one row as a frame: its categories read as codes, by name
+        row = pd.DataFrame([list(np.asarray(x, dtype=object).reshape(-1))])
+        if row.shape[1] == n_features:
+            for j in categories:
+                row[j] = row[j].astype(object)
+            x = encode_categories(row, categories).iloc[0]
     v = np.asarray(x, dtype=np.float64).reshape(-1)
     if v.size != n_features:
         raise ValueError(f"{what} has {v.size} values; the model has {n_features} features")

@@ -9,6 +9,7 @@ from .labels import (
     format_number,
     legend_lines,
     node_label,
+    start_lines,
     tree_title,
 )
 
@@ -38,6 +39,8 @@ def _tree_body(tree, opts, prefix="", path=None):
     for i in range(tree.n_nodes):
         lab = node_label(tree, i, opts)
         attrs = [f"label={quote(lab.text())}"]
+        if lab.hover:  # a long set, shortened on the box: whole on hover (SVG)
+            attrs.append(f"tooltip={quote(lab.hover)}")
         if lab.is_leaf:
             attrs.append(f'fillcolor="{_leaf_fill(tree.value[i])}"')
         if i in on_path:
@@ -119,11 +122,5 @@ def round0_text(model, precision=3):
             "round 0 (before any tree)\nbase_score = the margins of the classes\n"
             f"(centred log class priors)\n{margins}"
         )
-    base = float(model.base_score_)
-    margin = float(model.base_margin_)
-    if model.loss_.is_classification:
-        return (
-            f"round 0 (before any tree)\nbase_score = {format_number(base, p)} (a probability)\n"
-            f"margin = logit({format_number(base, p)}) = {format_number(margin, p)}"
-        )
-    return f"round 0 (before any tree)\nbase_score = margin = {format_number(margin, p)}"
+    lines = start_lines(model.loss_, float(model.base_score_), float(model.base_margin_), p)
+    return "\n".join(["round 0 (before any tree)", *lines])

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...core.format import format_number, format_threshold, split_rule
+from ...core.losses import LINKS
 
 __all__ = [
     "FIELDS",
@@ -23,6 +24,7 @@ __all__ = [
     "node_label",
     "edge_label",
     "legend_lines",
+    "start_lines",
 ]
 
 #: every field a node label can show, in the order they are printed
@@ -83,6 +85,7 @@ class NodeLabel:
     is_leaf: bool
     title: str
     lines: list = field(default_factory=list)
+    hover: str | None = None  # the whole rule, where the title shortens a long set
 
     @property
     def text_lines(self):
@@ -102,16 +105,19 @@ def node_label(tree, i, opts):
     p = opts.precision
     leaf = bool(tree.feature[i] < 0)
     want = set(opts.fields)
+    hover = None
     if leaf:
         title = f"leaf {i}" if opts.node_ids else "leaf"
     else:
         rule = split_rule(tree, i)
         title = f"#{i}  {rule}" if opts.node_ids else rule
+        full = split_rule(tree, i, full=True)
+        hover = full if full != rule else None
     lines = []
     if tree.hand_made:  # a tree from Tree.from_rules: rules and scores, no statistics
         if leaf:
             lines.append(f"score = {format_number(tree.value[i], p)}")
-        return NodeLabel(i, leaf, title, lines)
+        return NodeLabel(i, leaf, title, lines, hover)
     sums = []
     # an imported tree may lack some statistics (XGBoost stores no row counts): skip them
     if "n" in want and tree.n[i] >= 0:
@@ -138,12 +144,21 @@ def node_label(tree, i, opts):
         lines.extend(_pairs(scores))
     else:
         out = []
+        refreshed = "newton_weight" in tree.extra
         if "weight" in want:
-            out.append(f"w* = {format_number(tree.weight[i], p)}")
+            out.append(f"{'q' if refreshed else 'w*'} = {format_number(tree.weight[i], p)}")
         if "value" in want:
-            out.append(f"η·w* = {format_number(tree.value[i], p)}")
+            out.append(f"{_step_symbol(tree)} = {format_number(tree.value[i], p)}")
         lines.extend(_pairs(out))
-    return NodeLabel(i, leaf, title, lines)
+        if refreshed and "weight" in want:  # both numbers: the one used, and Newton's
+            lines.append(f"(−G/(H+λ) = {format_number(tree.extra['newton_weight'][i], p)})")
+    return NodeLabel(i, leaf, title, lines, hover)
+
+
+def _step_symbol(tree):
+    """What a leaf adds, in symbols: η·w*; η·q for a refreshed leaf; × dart's weight."""
+    symbol = "η·q" if "newton_weight" in tree.extra else "η·w*"
+    return symbol + ("·d" if "weight_drop" in tree.extra else "")
 
 
 def edge_label(tree, parent, child, opts):
@@ -167,7 +182,7 @@ def legend_lines(tree, opts):
     if tree.hand_made:
         return ["score = what the leaf adds to the prediction (a tree written by hand)"]
     gbdt = _is_gbdt_tree(tree)
-    out = []
+    out = [set_legend(tree)] if tree.has_sets else []
     if want & {"n", "G", "H"}:
         parts = []
         if "n" in want and (tree.n >= 0).any():
@@ -202,12 +217,18 @@ def legend_lines(tree, opts):
             out.append("gain < 0: a split stays only above a split that is kept (pruned bottom-up)")
     if want & _LEAF_ONLY:
         parts = []
-        if "weight" in want:
+        if "weight" in want and "newton_weight" in tree.extra:
+            parts.append(
+                "q = the leaf refreshed after growing: the quantile of its rows' residuals "
+                "y − ŷ (the model uses it; −G/(H+λ) in brackets)"
+            )
+        elif "weight" in want:
             parts.append("w* = −G/(H+λ)" + (" = Σ residual / (H+λ)" if gbdt else ""))
         if "value" in want:
+            drop = " × d, dart's weight_drop of the tree" if "weight_drop" in tree.extra else ""
             parts.append(
-                f"η·w* = what the leaf adds to the margin (η = "
-                f"{format_number(tree.learning_rate, 6)})"
+                f"{_step_symbol(tree)} = what the leaf adds to the margin (η = "
+                f"{format_number(tree.learning_rate, 6)}{drop})"
             )
         if "proba" in want and opts.proba:
             # σ of one leaf's step is nobody's probability: a row's is σ of its whole margin
@@ -215,6 +236,36 @@ def legend_lines(tree, opts):
         if parts:
             out.append("; ".join(parts))
     return out
+
+
+def start_lines(loss, base_score, base_margin, p):
+    """Round 0 of a one-margin model: its objective and link, base_score in the space the
+    objective stores it, and the margin every row starts from."""
+    head = f"objective {loss.name}: {LINKS[loss.link].formula}"
+    b, m = format_number(base_score, p), format_number(base_margin, p)
+    inverse = {
+        "logit": "logit",
+        "log": "log",
+        "half logit": "½·logit",
+        "softplus": "log(e^x − 1) of",
+    }
+    if loss.link in inverse:
+        what = "a probability" if "logit" in loss.link else "on the prediction's scale"
+        return [head, f"base_score = {b} ({what})", f"margin = {inverse[loss.link]}({b}) = {m}"]
+    return [head, f"base_score = margin = {m}"]
+
+
+def set_legend(tree):
+    """What a set split does, in the tree's library's words for a category it never saw."""
+    unseen = (
+        "with the missing values"
+        if tree.rule == "sklearn-hist"
+        else "right, with the categories not listed"
+    )
+    return (
+        "feature ∈ {…}: the categories listed go left (yes), the others right (no); a "
+        f"category never seen in training goes {unseen}"
+    )
 
 
 def tree_title(tree):

@@ -26,11 +26,12 @@ from ...core import routing
 from ...core.format import (
     format_number,
     format_rule,
+    format_set,
     format_threshold,
     split_rule,
 )
 from ...core.tree import as_float32_matrix
-from ...utils import check_is_fitted
+from ...utils import check_is_fitted, encode_categories
 
 __all__ = ["build", "MAX_X_VALUES", "SMALL_TREE_NODES", "SPLIT_TABLE_COST"]
 
@@ -101,6 +102,7 @@ def _feature_matrix(model, X):
         if missing:
             raise ValueError(f"X lacks the model's feature columns {missing}")
         X = X[list(names)]
+    X = encode_categories(X, model.model_.categories)  # category columns as the trees' codes
     # in the precision the model's trees compare (float64 for LightGBM, HistGradientBoosting)
     return as_float32_matrix(X, model.n_features_in_, dtype=routing.input_dtype(model.trees_))
 
@@ -162,9 +164,11 @@ def _tree_dict(model, i, tree, prox, reported):
         # one text per rule on every screen (box, panel, path): the threshold to 6
         # significant digits for reading; the exact rule (as the trees compare) on hover
         "rule": [None if leaf[j] else _reading_rule(tree, j) for j in nodes],
-        "exact_rule": [None if leaf[j] else split_rule(tree, j) for j in nodes],
+        "exact_rule": [None if leaf[j] else split_rule(tree, j, full=True) for j in nodes],
         "threshold": _floats(np.where(leaf, np.nan, tree.threshold)),
         "op": routing.rule_of(tree.rule).op,  # "<" (XGBoost) or "≤" (LightGBM, scikit-learn)
+        # set splits: node -> the category codes that go left (x ∈ S)
+        "sets": {str(i): _ints(c) for i, c in tree.sets.items()},
         "default_left": [bool(v) for v in tree.default_left],
         "n": _ints(tree.n),
         "G": _floats(tree.G),
@@ -180,6 +184,8 @@ def _tree_dict(model, i, tree, prox, reported):
 
 
 def _reading_rule(tree, j):
+    if j in tree.sets:  # a set split: long sets shortened (whole in exact_rule)
+        return split_rule(tree, j)
     t = float(tree.threshold[j])
     return format_rule(tree.feature_name(int(tree.feature[j])), float(f"{t:.6g}"), tree.rule)
 
@@ -217,10 +223,11 @@ def _split_table(trace, t, node, class_, split_rows):
         keep = pd.concat([keep, chosen.head(1)])
     rows = []
     for _, r in keep.iterrows():
+        cut = r.get("categories")  # a set candidate: its set in place of a threshold
         rows.append(
             [
                 str(r["feature"]),
-                format_threshold(r["threshold"]),
+                format_set(cut) if cut is not None else format_threshold(r["threshold"]),
                 bool(r["default_left"]),
                 *_floats([r["G_L"], r["H_L"], r["G_R"], r["H_R"], r["gain"]]),
                 bool(r["chosen"]),
@@ -373,6 +380,8 @@ def build(obj, X=None, y=None, *, title=None, table_rows=500, max_split_tables=4
         "K": K,
         "rounds": T,
         "features": fitted.names,
+        # the categorical features' categories: a row's code c shown as categories[c]
+        "categories": {str(j): [str(v) for v in names] for j, names in fitted.categories.items()},
         "params": params,
         "assumed": assumed,
         # an import's loss_chg is the number its file stores

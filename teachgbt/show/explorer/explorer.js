@@ -40,6 +40,16 @@
   }
 
   // Node ids from the root to `node`, root first.
+  // A row's value of feature fx as the rules read it: missing, the category a code names
+  // (a set split tests codes: categories[c] is code c's name), or the number.
+  function valueText(d, fx, v) {
+    if (v === null) return "missing";
+    var names = d.categories && d.categories[fx];
+    if (!names) return formatNumber(v, 6);
+    if (v === Math.floor(v) && v >= 0 && v < names.length) return names[v];
+    return v === -1 ? "unseen" : "unseen (" + formatNumber(v, 6) + ")";  // -1: a name never seen
+  }
+
   function pathTo(tree, node) {
     var out = [node];
     while (tree.parent[out[0]] >= 0) out.unshift(tree.parent[out[0]]);
@@ -92,7 +102,7 @@
   }
 
   var helpers = {
-    formatNumber: formatNumber, layout: layout, pathTo: pathTo,
+    formatNumber: formatNumber, layout: layout, pathTo: pathTo, valueText: valueText,
     runningMargins: runningMargins, sigmoid: sigmoid, softmax: softmax
   };
   window.teachgbtExplorer = helpers;
@@ -831,7 +841,7 @@
       for (var j = 0; j + 1 < path.length; j++) {
         var a = path[j], yes = path[j + 1] === tree.left[a], fx = tree.feature[a];
         var v = d.rows.X ? d.rows.X[fx][r] : undefined;
-        var shown = v === undefined ? "" : " (" + d.features[fx] + " = " + (v === null ? "missing" : formatNumber(v, 6)) + ")";
+        var shown = v === undefined ? "" : " (" + d.features[fx] + " = " + valueText(d, fx, v) + ")";
         steps.push(h("li", { title: tree.exact_rule[a], text: tree.rule[a] + "?  " + (yes ? "yes" : "no") + shown }));
       }
       var lf = path[path.length - 1];

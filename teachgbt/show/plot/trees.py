@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core import formulas
-from ...core.format import format_number, format_rule
+from ...core.format import format_category, format_number, format_rule, format_set
 from ._common import (
     axes,
     check_fitted,
@@ -44,12 +44,19 @@ def split_scan(model, t, node, feature, ax=None, class_=None):
     which = _which_tree(model, t, class_)
     name = _feature_name(tree, feature)
     rows = table[table["feature"] == name]
+    if "categories" in rows and rows["categories"].notna().any():  # a categorical feature
+        return _set_scan(model, t, node, name, tree, ax, class_)
     if rows.empty:
         have = sorted(set(table["feature"]))
         raise ValueError(
             f"no candidate split on {name!r} at node {node} of the {which}; features with "
             f"candidates there: {have}"
         )
+    return _threshold_scan(rows, tree, node, name, which, ax)
+
+
+def _threshold_scan(rows, tree, node, name, which, ax):
+    """``split_scan`` for a numeric feature: the gain against the threshold."""
     # a candidate that leaves one side empty is "no split" (gain 0 − γ): not part of the scan
     rows = rows[(rows["H_L"] > 0) & (rows["H_R"] > 0)]
     ax = axes(ax, figsize=(7.2, 4.4))
@@ -136,6 +143,46 @@ def split_scan(model, t, node, feature, ax=None, class_=None):
         fontsize="small",
         frameon=False,
     )
+    return ax
+
+
+def _set_scan(model, t, node, name, tree, ax, class_):
+    """``split_scan`` for a categorical feature: its categories in the order XGBoost's scan
+    tries them (by w*, or one by one for one-hot) and the gain of each cut there, missing
+    values on either side; the running sums G_L, H_L on the right-hand axis."""
+    j = tree.feature_names.index(name) if tree.feature_names else int(name[1:])
+    table = model.trace_.category_stats(t, node, class_=class_, feature=j)
+    gamma = model.params_.gamma
+    labels = table["category"] if "category" in table else table["code"]
+    pos = np.arange(len(table))
+    ax = axes(ax, figsize=(7.2, 4.4))
+    one_hot = "G_L" not in table
+    for column, dl, style in (("loss_chg", False, "o-"), ("loss_chg_missing_in", True, "s--")):
+        gain = 0.5 * (table[column].to_numpy() - gamma)
+        ax.plot(pos, gain, style, ms=5, color="#1f77b4", alpha=1.0 if not dl else 0.55,
+                label=f"gain, missing values {'in' if dl else 'out of'} the set")  # fmt: skip
+    if node in tree.sets and int(tree.feature[node]) == j:  # the chosen set: its last one
+        chosen = set(tree.sets[node].tolist())
+        at = max(int(np.flatnonzero(table["code"].to_numpy() == c)[0]) for c in chosen)
+        column = "loss_chg_missing_in" if tree.default_left[node] else "loss_chg"
+        c_gain = 0.5 * (float(table[column].iloc[at]) - gamma)
+        what = f"{literal(name)} ∈ {literal(format_set(tree.set_labels(node)))}"
+        ax.plot([at], [c_gain], "*", ms=16, color="#d62728", zorder=4,
+                label=f"chosen: {what}, gain {_number(c_gain)}")  # fmt: skip
+    if not one_hot:
+        ax2 = ax.twinx()
+        ax2.plot(pos, table["G_L"], "x:", color="#2ca02c", label="G_L (the set up to here)")
+        ax2.plot(pos, table["H_L"], "+--", color="#9467bd", label="H_L")
+        ax2.set_ylabel("running sums G_L, H_L of the set")
+        ax2.legend(loc="lower right", fontsize="small", frameon=False)
+    ax.axhline(0.0, color="grey", lw=0.8)
+    ax.set_xticks(pos, [literal(format_category(v)) for v in labels],
+                  rotation=45 if len(pos) > 8 else 0)  # fmt: skip
+    order = "one at a time (one-hot)" if one_hot else "sorted by w* = −G/(H+λ), a cut after each"
+    ax.set_xlabel(f"the categories of {literal(name)}, {order}")
+    ax.set_ylabel("gain")
+    ax.set_title(f"The {_which_tree(model, t, class_)}, node {node}: the sets of {literal(name)}")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), fontsize="small", frameon=False)
     return ax
 
 

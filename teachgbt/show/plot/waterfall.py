@@ -90,7 +90,8 @@ def contributions(model, x, ax=None, max_features=10, method="shap", class_=None
         ax.plot([value], [yi], marker="D", color=_ENDS, markersize=8)
         _label(ax, value, yi, format_number(value, LABEL_DECIMALS), True, bold=True)
     ax.set_yticks(y, labels)
-    clf = is_classifier(model)
+    # a log-odds axis with its probabilities on top: σ is the link of these margins only
+    clf = is_classifier(model) and model.model_.loss.link in ("logit", "softmax")
     walk = bias + np.concatenate([[0.0], np.cumsum([phi for _, phi in steps])])
     lo, hi = float(walk.min()), float(walk.max())
     if clf:  # keep the p = 0.5 line (margin 0) in view

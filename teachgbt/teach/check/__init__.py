@@ -53,6 +53,7 @@ from ._core import (
     worked,
 )
 from ._epoch import epoch as _epoch_cell
+from ._objectives import clipped_leaf, objective_gradient, refreshed_leaf
 
 __all__ = [
     "CheckResult",
@@ -73,6 +74,9 @@ __all__ = [
     "contribution",
     "recovered",
     "choice",
+    "objective_gradient",
+    "refreshed_leaf",
+    "clipped_leaf",
 ]
 
 

@@ -26,6 +26,7 @@ import numpy as np
 from ..check import quietly
 from . import (
     _editions,
+    _losses,
     _models,
     _numbers,
     _why,
@@ -49,8 +50,10 @@ LESSONS = {
     11: "multiclass",
     12: "contributions",
     13: "open_any_model",
+    14: "any_loss",
+    15: "categories",
 }
-_BUILDERS = {**_numbers.BUILDERS, **_models.BUILDERS}
+_BUILDERS = {**_numbers.BUILDERS, **_models.BUILDERS, **_losses.BUILDERS}
 
 
 @dataclass
@@ -134,8 +137,8 @@ def lesson_number(lesson):
             if text == name:
                 return k
     raise ValueError(
-        f"unknown lesson {lesson!r}: give a number from 1 to {len(LESSONS)} or a name "
-        f"such as {LESSONS[5]!r}"
+        f"unknown lesson {lesson!r}: give a lesson's number ({', '.join(map(str, LESSONS))}) "
+        f"or a name such as {LESSONS[5]!r}"
     )
 
 

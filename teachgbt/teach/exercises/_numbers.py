@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from ...core import formulas
 from ...core.tree import Tree
 from .. import check
 
@@ -265,5 +266,39 @@ def lesson13(rng):
     ]  # fmt: skip
 
 
+# ------------------------------------------------------------------ lesson 15
+SHADES = ("red", "green", "blue", "yellow")
+
+
+def lesson15(rng):
+    """Four colours with their G and H at a node: one colour's w*, and the gain of the best
+    cut of the colours sorted by w* (XGBoost's partition scan; no missing values)."""
+    d = Draw(rng)
+    while True:  # distinct weights: the sorted order has no ties to break
+        G = d.many([-3.0, 2.0, 4.0, -1.5], steps(-5, 5, 0.5), 4)
+        H = d.many([2.0, 3.0, 1.0, 4.0], steps(1, 5, 1), 4)
+        w = [-g / (h + 1.0) for g, h in zip(G, H)]
+        if len(set(w)) == 4:
+            break
+    k = d(2, [0, 1, 2, 3])
+    order = sorted(range(4), key=lambda c: w[c])
+    cuts = []
+    for j in range(1, 4):  # the first j colours of the sorted order against the rest
+        GL, HL = sum(G[c] for c in order[:j]), sum(H[c] for c in order[:j])
+        GR, HR = sum(G) - GL, sum(H) - HL
+        cuts.append((formulas.split_gain(GL, HL, GR, HR, 1.0), GL, HL, GR, HR))
+    _, GL, HL, GR, HR = max(cuts)
+    table = "; ".join(f"{c}: G = {g:g}, H = {h:g}" for c, g, h in zip(SHADES, G, H))
+    return [
+        item(f"At a node the colours have {table}. The weight w* of {SHADES[k]}, λ = 1 (the "
+             "number the categories are sorted by).",
+             lambda v, r: check.leaf_weight(v, G=G[k], H=H[k], reg_lambda=1.0, reveal=r)),
+        item(f"The same colours ({table}), no missing values. Sort them by w*, try each cut of "
+             "that order (the first colours against the rest): the gain ½[…] − γ of the best "
+             "cut, λ = 1, γ = 0.",
+             lambda v, r: check.split_gain(v, G_L=GL, H_L=HL, G_R=GR, H_R=HR, reveal=r)),
+    ]  # fmt: skip
+
+
 BUILDERS = {1: lesson1, 2: lesson2, 3: lesson3, 4: lesson4, 5: lesson5, 9: lesson9,
-            10: lesson10, 11: lesson11, 13: lesson13}  # fmt: skip
+            10: lesson10, 11: lesson11, 13: lesson13, 15: lesson15}  # fmt: skip

@@ -111,13 +111,26 @@ QUESTIONS = {
          "a", "w* = value / η and G = −w*(H + λ): without λ the file cannot say G.",
          {"b": "no library's file stores G.",
           "c": "predictions need only the stored leaf values."}),
+    15: ("k categories can be split into two groups in 2^(k−1) − 1 ways. Why does XGBoost try "
+         "only the k − 1 cuts of the categories sorted by w* = −G/(H+λ)?",
+         ["categories that want about the same leaf weight belong on the same side: for the "
+          "squared error the best two groups are always a cut of that order (Fisher, 1958), "
+          "and for other losses it is a good, fast guess",
+          "the other groupings leave a side lighter than min_child_weight",
+          "sorting puts the most frequent categories first"],
+         "a", "A split's gain rewards sides whose rows want one weight; sorting by w* lines "
+              "those up, so a cut of the order groups them.",
+         {"b": "min_child_weight limits H on each side, whatever the grouping.",
+          "c": "the order is by w* = −G/(H+λ), not by how many rows a category has."}),
 }  # fmt: skip
 
 
 def question(lesson, rng=None):
     """Lesson ``lesson``'s why-question as (prompt, run, kind). The choices come in an order of
     their own for each lesson (and, with ``rng``, for each student): the right letter varies."""
-    q, choices, right, why, slips = QUESTIONS[lesson]
+    from ._losses import WHY  # lesson 14's lives with its exercises
+
+    q, choices, right, why, slips = {**QUESTIONS, 14: WHY}[lesson]
     n = len(choices)
     order = list(rng.permutation(n)) if rng is not None else [(i + lesson) % n for i in range(n)]
     new = {chr(97 + old): chr(97 + i) for i, old in enumerate(order)}

@@ -37,6 +37,7 @@ from .data import (
     prepare,
     settings,
 )
+from .native import troll2_native_note
 from .tables import (
     FORMULA_MAX_TERMS,
     Epoch,
@@ -122,6 +123,8 @@ def troll2(n_estimators=2, learning_rate=0.8, max_depth=2, compare=True, **param
     )
     w.encoded = {"favorite_color": [c for c in X.columns if c.startswith("favorite_color_")]}
     w.notes.append(STATQUEST_NOTE)
+    # the tutorial's one-hot colours stay; the native split of the same data, in a note
+    w.notes.append(troll2_native_note(n_estimators, learning_rate, max_depth))
     return w
 
 
