@@ -2,9 +2,12 @@
 
 ``teachgbt.core``'s validator knows what a valid tree is (children in range, one tree from
 the root, finite values); this module checks the rest of a file: the counts it declares
-(features, classes, trees), the model-level fields of a teachgbt file and each field of an
-XGBoost learner the importer will read. Every refusal is a ``ModelFileError`` naming the
-tree and node.
+(features, classes, trees), the model-level fields of a teachgbt file, every field of an
+XGBoost learner that XGBoost's own reader or the importer reads (a wrong ``tree_info``,
+``iteration_indptr`` or ``parents`` made XGBoost's reader write outside its arrays), and
+the layout of a LightGBM text (one model, trees in order, ``tree_sizes`` true to the
+bytes). Every refusal is a ``ModelFileError`` naming the tree and node. What these checks
+let through, the library still reads in a child process (``_library``).
 """
 
 from __future__ import annotations
