@@ -120,12 +120,15 @@ def refused(code, err, *words):
         assert w in err, err
 
 
-def run_process(argv, cwd=None, stdin=None, send=(), timeout=120, env=None, ready=None):
+def run_process(argv, cwd=None, stdin=None, send=(), timeout=120, env=None, ready=None,
+                default_sigint=False):  # fmt: skip
     """``argv`` in a process of its own: (exit status, or minus the signal that ended it;
-    stdout; stderr; its peak resident memory in MB, of it and the processes it waited for).
-    ``send``: (seconds, signal) pairs sent to it meanwhile, the seconds counted from the
-    start, or from when it printed the line ``ready``. A run past ``timeout`` is killed
-    and fails the test as a hang."""
+    stdout; stderr; its peak memory in MB: its own high-water resident size plus the
+    largest of its children's, sampled from /proc while it runs). ``send``: (seconds,
+    signal) pairs sent to it meanwhile, the seconds counted from the start, or from when
+    it printed the line ``ready``; ``default_sigint``: Ctrl-C has its default meaning in
+    the process even when this one ignores it. A run past ``timeout`` is killed and fails
+    the test as a hang."""
     import os
     import signal
     import subprocess
@@ -134,7 +137,7 @@ def run_process(argv, cwd=None, stdin=None, send=(), timeout=120, env=None, read
     import time
 
     argv = [sys.executable if a == "python" else str(a) for a in argv]
-    if any(sig == signal.SIGINT for _, sig in send):
+    if default_sigint or any(sig == signal.SIGINT for _, sig in send):
         # a suite started in the background has Ctrl-C ignored, which children inherit
         # across exec: put it back first (no preexec_fn: not safe beside threads)
         argv = [sys.executable, "-c", _RESET_SIGINT] + argv
@@ -171,8 +174,10 @@ def run_process(argv, cwd=None, stdin=None, send=(), timeout=120, env=None, read
         p.stdin.write(stdin)
         p.stdin.close()
     begin, start, pending = time.monotonic(), None, sorted(send)
+    peaks = {}
     while True:
-        pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+        _sample_peaks(p.pid, peaks)
+        pid, status, _ = os.wait4(p.pid, os.WNOHANG)
         if pid:
             break
         if start is None and started.is_set():
@@ -188,8 +193,28 @@ def run_process(argv, cwd=None, stdin=None, send=(), timeout=120, env=None, read
     p.returncode = os.waitstatus_to_exitcode(status)
     for t in threads:
         t.join()
+    own = peaks.pop(p.pid, 0)
+    peak = (own + max(peaks.values(), default=0)) / 1024
     return (p.returncode, outs["out"].decode("utf-8", "replace"),
-            outs["err"].decode("utf-8", "replace"), usage.ru_maxrss / 1024)  # fmt: skip
+            outs["err"].decode("utf-8", "replace"), peak)  # fmt: skip
+
+
+def _sample_peaks(pid, peaks):
+    """Each process's high-water resident size (VmHWM, kB) under ``pid``, into ``peaks``.
+    Not wait4's ru_maxrss: a child forked from a large test process counts the parent's
+    pages until it execs, and Linux carries that over the exec."""
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/status") as f:
+                for line in f:
+                    if line.startswith("VmHWM:"):
+                        peaks[p] = max(peaks.get(p, 0), int(line.split()[1]))
+            with open(f"/proc/{p}/task/{p}/children") as f:
+                todo += [int(c) for c in f.read().split()]
+        except (OSError, ValueError):
+            continue
 
 
 _RESET_SIGINT = (

@@ -345,3 +345,13 @@ def test_dev_stdout_into_a_pipe_is_written_as_given(files, tmp_path):
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("prediction,") and done.stdout.count("\n") >= 41
+
+
+def test_dev_stdout_into_a_pipe_closed_early_is_quiet(big_files, tmp_path):
+    """`| head`: the reader stops; that is no error to report (as for `-`)."""
+    command = (f"'{sys.executable}' -m teachgbt predict '{big_files / 'm.json'}' "
+               f"'{big_files / 'd.csv'}' --output /dev/stdout | head -2")  # fmt: skip
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", command], capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+    assert done.stdout.startswith("prediction,") and done.stdout.count("\n") == 2
+    assert done.stderr == "" and done.returncode == 0, (done.returncode, done.stderr)

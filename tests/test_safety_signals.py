@@ -32,7 +32,8 @@ print("imported")
 
 
 def test_ctrl_c_while_the_package_imports_is_one_line_and_130(tmp_path):
-    code, out, err, _ = run_process(["python", "-c", _IMPORT_INTERRUPTED], cwd=tmp_path)
+    code, out, err, _ = run_process(["python", "-c", _IMPORT_INTERRUPTED], cwd=tmp_path,
+                                    default_sigint=True)  # fmt: skip
     assert code == 130 and out == "" and err == "interrupted\n", (code, out, err)
 
 
@@ -42,7 +43,7 @@ def test_a_program_importing_the_package_keeps_pythons_ctrl_c(tmp_path):
     script = _IMPORT_INTERRUPTED.replace('sys.argv[0] = "teachgbt"', "")
     guarded = "try:\n    import teachgbt\nexcept KeyboardInterrupt:\n    print('caught')\n"
     script = script.replace("import teachgbt\n", guarded)
-    code, out, _, _ = run_process(["python", "-c", script], cwd=tmp_path)
+    code, out, _, _ = run_process(["python", "-c", script], cwd=tmp_path, default_sigint=True)
     assert code == 0 and out.split() == ["caught", "imported"]
 
 

@@ -112,6 +112,8 @@ def write_atomic(path, write, binary=False):
         try:
             with _open_stream(path, binary) as f:
                 write(f)
+        except BrokenPipeError:
+            raise  # the reader stopped reading (| head): not a failure to report
         except OSError as e:
             raise _failed(path, e) from None
         return path
