@@ -10,6 +10,11 @@
 Categorical splits are read as set splits (``x ∈ S``), with each library's rule for which
 way its set, missing and unseen categories go, and the categories' names (``_categories``).
 
+A file is read once (a FIFO, a pipe or ``-`` cannot be read twice), checked field by
+field before anything uses it (``_validate``), and the import's margins are compared with
+the library's own, which the library computes in a child process on the file's own bytes
+(``_library``): a file that crashes it is refused in one line, never taking teachgbt down.
+
 Every model is built through the public constructor ``BoostingClassifier.from_trees`` /
 ``BoostingRegressor.from_trees``. The teachgbt file format itself (name, version,
 model → dict) lives in ``teachgbt.io.native``, which ``model.save`` uses.
