@@ -203,8 +203,10 @@ assert table.loc[wiggly, "steps"] > table.loc[regularized, "steps"] > table.loc[
 # ## 5. Your turn
 #
 # Each exercise prints its numbers (yours, if you set `STUDENT` at the top). Replace `None`
-# with your answer and run the cell: a wrong answer gets the likely slip or a hint, and you
-# try again; `reveal=True` in the `check` call shows the value and the worked solution.
+# with your answer, to 3 significant digits, and run the cell: an answer within 1 % of the
+# value is right (the prompt says so, with the least it allows near 0). A wrong answer gets
+# the likely slip or a hint, and you try again; `reveal=True` in the `check` call shows the
+# value and the worked solution.
 #
 # **Exercise 1.1.** A square loss $\sum_i (y_i - \hat y_i)^2$.
 
@@ -217,7 +219,7 @@ my_square_loss = None  # ← your answer
 sheet["1.1"].check(my_square_loss)
 
 # %% [markdown]
-# **Exercise 1.2.** A logistic loss, with the natural logarithm.
+# **Exercise 1.2.** A logistic loss of two instances, with the natural logarithm.
 
 # %%
 print(sheet["1.2"].prompt)

@@ -101,7 +101,7 @@ plt.show()
 # %%
 scores = family.assign(f_1=tree_1.predict(family), f_2=tree_2.predict(family))
 scores["ŷ = f_1 + f_2"] = scores["f_1"] + scores["f_2"]
-scores.loc[["boy", "grandpa"]].round(3)  # the others are your exercises
+scores.loc[["boy", "grandpa"]].round(3)  # the girl is your exercise
 
 # %%
 assert abs(scores.at["boy", "ŷ = f_1 + f_2"] - 2.9) < 1e-9  # 2 + 0.9
@@ -209,8 +209,9 @@ plt.show()
 #
 # ## 4. Your turn
 #
-# Each exercise prints its numbers (yours, if you set `STUDENT` at the top). A wrong answer
-# gets the likely slip or a hint; `reveal=True` in the `check` call shows the solution.
+# Each exercise prints its numbers (yours, if you set `STUDENT` at the top). Answer to 3
+# significant digits: within 1 % of the value is right. A wrong answer gets the likely slip
+# or a hint; `reveal=True` in the `check` call shows the solution.
 #
 # **Exercise 2.1.** What does a two-tree ensemble predict for one person? Work it out from
 # the trees' rules, as from the two pictures of section 2.
@@ -222,12 +223,12 @@ my_girl_score = None  # ← your answer
 sheet["2.1"].check(my_girl_score)
 
 # %% [markdown]
-# **Exercise 2.2.** And for another?
+# **Exercise 2.2.** And for someone who is not in the picture?
 
 # %%
 print(sheet["2.2"].prompt)
-my_mom_score = None  # ← your answer
-sheet["2.2"].check(my_mom_score)
+my_friend_score = None  # ← your answer
+sheet["2.2"].check(my_friend_score)
 
 # %% [markdown]
 # **Why?** Answer with a letter.

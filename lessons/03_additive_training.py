@@ -277,8 +277,9 @@ robust.trace_.nodes(1)[["node", "is_leaf", "feature", "threshold", "G", "H", "we
 #
 # ## 7. Your turn
 #
-# Each exercise prints its numbers (yours, if you set `STUDENT` at the top). A wrong answer
-# gets the likely slip or a hint; `reveal=True` in the `check` call shows the solution.
+# Each exercise prints its numbers (yours, if you set `STUDENT` at the top). Answer to 3
+# significant digits: within 1 % of the value is right. A wrong answer gets the likely slip
+# or a hint; `reveal=True` in the `check` call shows the solution.
 #
 # **Exercise 3.1.** XGBoost's square loss ½(y − ŷ)²: the gradient $g$ of one instance.
 

@@ -100,6 +100,9 @@ assert tg.formulas.structure_score([G], [H], reg_lambda=1) == -1.5
 # the tree "age < 15?", then "is male?". Instance 1 (the boy) lands in one leaf, instance 4
 # (the girl) in another, instances 2, 3, 5 (mom, grandpa, grandma) in the third; then
 # $G_j, H_j$ are summed per leaf and $\text{Obj} = -\tfrac12\sum_j G_j^2/(H_j+\lambda) + 3\gamma$.
+# The leaves are numbered as every tree in this course numbers its nodes, level by level:
+# the root 0, its children 1 and 2, then 3 and 4 — so the adults are leaf 2, the girl leaf 3
+# and the boy leaf 4, in the figure, in the tables and in the trained tree below.
 #
 # The slide leaves $g_i, h_i$ as symbols. To have numbers: say the previous rounds predicted
 # ŷ = 0 and the targets are tree 1's scores (2 for the boy, 0.1 for the girl, −1 for the
@@ -143,16 +146,17 @@ for k, (leaf, s) in enumerate(sums.iterrows()):
     text = f"leaf {leaf}: I = {{{s['instances']}}}\nG = {s['G']:+.1f}, H = {s['H']:.0f}"
     axb.text(0.02 + 0.34 * k, 0.55, text, fontsize=10, va="center", transform=axb.transAxes,
              bbox=dict(boxstyle="round", fc="#f3f3f3", ec="#999999"))  # fmt: skip
-axb.text(0.02, 0.0, f"Obj = −½ Σ_j G_j²/(H_j+λ) + 3γ = −½ [4/2 + 0.01/2 + 9/4] = {obj:.4f}"
+axb.text(0.02, 0.0, f"Obj = −½ Σ_j G_j²/(H_j+λ) + 3γ = −½ [9/4 + 0.01/2 + 4/2] = {obj:.4f}"
          "   (λ = 1, γ = 0)", fontsize=11, transform=axb.transAxes)  # fmt: skip
 fig.suptitle("seed 002: the structure score calculation", fontsize=12)
 plt.show()
 
 # %% [markdown]
-# **By hand**, with λ = 1 and γ = 0: $G_1 = g_1 = -2$, $H_1 = 1$ (the boy);
-# $G_2 = g_4 = -0.1$, $H_2 = 1$ (the girl); $G_3 = g_2 + g_3 + g_5 = 3$, $H_3 = 3$, and
+# **By hand**, with λ = 1 and γ = 0, leaf by leaf: leaf 2 (the adults) has
+# $G_2 = g_2 + g_3 + g_5 = 3$, $H_2 = 3$; leaf 3 (the girl) $G_3 = g_4 = -0.1$, $H_3 = 1$;
+# leaf 4 (the boy) $G_4 = g_1 = -2$, $H_4 = 1$; and
 #
-# $$\text{Obj} = -\tfrac12\left[\frac{4}{2} + \frac{0.01}{2} + \frac{9}{4}\right] = -2.1275 .$$
+# $$\text{Obj} = -\tfrac12\left[\frac{9}{4} + \frac{0.01}{2} + \frac{4}{2}\right] = -2.1275 .$$
 #
 # (The slide with this figure prints the formula without the ½, as XGBoost's code does;
 # seed 000's derivation and the slides around it keep it — see `lessons/00_conventions.md`.)
@@ -163,13 +167,13 @@ sums.round(4)
 
 # %%
 assert abs(obj - (-2.1275)) < 1e-12
-assert sums["instances"].tolist() == ["4", "1", "2, 3, 5"]
+assert sums.index.tolist() == [2, 3, 4] and sums["instances"].tolist() == ["2, 3, 5", "4", "1"]
 
 # %% [markdown]
 # The trainer computes the same sums. With the five rows and the targets above, one round of
-# depth 2 reaches the same three leaves (its second question differs — "age < 9?" separates
-# the girl from the boy as well as "is male?" does, and ties go to the first feature — but the
-# leaves hold the same instances), so the same score:
+# depth 2 reaches the same three leaves, numbered alike (its second question differs —
+# "age < 9?" separates the girl from the boy as well as "is male?" does, and ties go to the
+# first feature — but the leaves hold the same instances), so the same score:
 
 # %%
 fitted = tg.BoostingRegressor(
@@ -180,6 +184,9 @@ leaves = nodes[nodes["is_leaf"]]
 score_trained = tg.formulas.structure_score(leaves["G"], leaves["H"], reg_lambda=1)
 assert abs(score_trained - obj) < 1e-9
 assert np.allclose(leaves["weight"], tg.formulas.leaf_weight(leaves["G"], leaves["H"]))
+assert list(fitted.trees_[0].apply(five[["age", "is_male", "uses_computer_daily"]])) == list(
+    five["leaf"]
+)
 fitted.trees_[0].plot(fields=["n", "G", "H", "weight"])
 plt.show()
 
@@ -232,8 +239,9 @@ lasso_leaves[["node", "n", "G", "H", "weight"]].round(4)
 # %% [markdown]
 # ## 5. Your turn
 #
-# Each exercise prints its numbers (yours, if you set `STUDENT` at the top). A wrong answer
-# gets the likely slip or a hint; `reveal=True` in the `check` call shows the solution.
+# Each exercise prints its numbers (yours, if you set `STUDENT` at the top). Answer to 3
+# significant digits: within 1 % of the value is right. A wrong answer gets the likely slip
+# or a hint; `reveal=True` in the `check` call shows the solution.
 #
 # **Exercise 4.1.** The structure score Obj* of a tree from its leaves' G and H.
 

@@ -30,7 +30,8 @@
 # | categorical variables by one-hot encoding (002) | encode a text column and score its splits |
 # | the whole algorithm | `teachgbt/reference.py` grows the same trees as the trainer |
 # | in practice (XGBoost's settings) | early stopping on an eval set, `subsample`/`colsample_bytree`, `min_child_weight`, feature importance, the explorer |
-# | Exercises | a gain, the same gain with the model's `gamma`, a leaf after shrinkage, a why-question |
+# | pruning by hand | the five instances pruned bottom up with λ and γ, step by step, beside the trainer |
+# | Exercises | a gain, the same gain with the model's `gamma`, a margin after shrinkage, a small tree pruned by hand, a why-question |
 
 # %%
 import matplotlib.pyplot as plt
@@ -141,8 +142,19 @@ assert np.isclose(nodes["gain"].sum(), obj_root - obj_tree)
 # %% [markdown]
 # ## 3. Pruning: pre-stopping vs post-pruning
 #
-# A gain can be negative: when the loss a split saves is less than the price γ of the extra
-# leaf. Two ways to act on it (seed 002):
+# A gain can be negative: when "the training loss reduction is smaller than the
+# regularization" (seed 002). The regularization is both penalties: γ is the price of the
+# extra leaf, and λ shrinks what each new leaf can save, G²/(H + λ) — a small leaf loses more
+# of it than a large one. In section 1's table, with γ = 0, the root's candidate `age < 9`
+# (one person against nine) has a negative gain: λ alone makes it so.
+
+# %%
+age9 = cands.query("feature == 'age' and threshold == 9").iloc[0]
+print(f"age < 9 at γ = 0: gain {age9['gain']:.4f}")
+assert round(age9["gain"], 4) == -0.0371
+
+# %% [markdown]
+# Two ways to act on a negative gain (seed 002):
 #
 # * **pre-stopping**: do not make a split with negative gain — but a poor split can open the
 #   way to excellent ones below it;
@@ -403,8 +415,9 @@ tg.explore(model)
 # against the three adults (G = 3, H = 3), that is the split "age < 15" at the root, with
 # λ = 1.
 #
-# Each exercise prints its numbers (yours, if you set `STUDENT` at the top). A wrong answer
-# gets the likely slip or a hint; `reveal=True` in the `check` call shows the solution.
+# Each exercise prints its numbers (yours, if you set `STUDENT` at the top). Answer to 3
+# significant digits: within 1 % of the value is right. A wrong answer gets the likely slip
+# or a hint; `reveal=True` in the `check` call shows the solution.
 #
 # **Exercise 5.1.** The gain of a split, γ = 0 (the shipped numbers are "age < 15" on the
 # five: the boy and the girl against the three adults).
@@ -417,7 +430,8 @@ sheet["5.1"].check(my_gain)
 
 # %% [markdown]
 # **Exercise 5.2.** The gain the trainer would record for the same split in a model trained
-# with XGBoost's `gamma` (section 4 says how the tutorials' γ reads it).
+# with XGBoost's `gamma` (section 4 says how the tutorials' γ reads it; the sign matters: a
+# negative gain is a split that pruning removes).
 
 # %%
 print(sheet["5.2"].prompt)
@@ -425,7 +439,8 @@ my_gain_with_gamma = None  # ← your answer
 sheet["5.2"].check(my_gain_with_gamma)
 
 # %% [markdown]
-# **Exercise 5.3.** What a leaf adds to a row's margin after shrinkage.
+# **Exercise 5.3.** A leaf's w* from its G and H, then what the round does to a row's margin,
+# with shrinkage.
 
 # %%
 print(sheet["5.3"].prompt)
@@ -433,19 +448,91 @@ my_child_margin = None  # ← your answer
 sheet["5.3"].check(my_child_margin)
 
 # %% [markdown]
-# **Why?** Answer with a letter.
+# ### Pruning by hand, step by step
+#
+# Section 3 let the trainer prune. Here is the same bottom-up pass by hand, on the five
+# instances with λ = 1 and XGBoost's `gamma` = 1. The loss is XGBoost's ½(y − ŷ)²
+# (g = ŷ − y, h = 1), so the tutorial's γ is gamma / 2 = 0.5 (section 4). Grown to depth 2
+# without pruning, the tree is lesson 4's, numbered as there: the root splits the children
+# from the adults (leaf 2: G = 3, H = 3), and node 1 splits the girl (leaf 3: G = −0.1,
+# H = 1) from the boy (leaf 4: G = −2, H = 1).
+#
+# 1. **The lowest split first.** Node 1's children are both leaves:
+#    Gain = ½[0.01/2 + 4/2 − 4.41/3] − 0.5 = ½ × 0.535 − 0.5 = −0.2325 < 0, so it goes. The
+#    girl and the boy now share node 1 as one leaf: G = −2.1, H = 2.
+# 2. **Then the root**, whose children are now both leaves:
+#    Gain = ½[4.41/3 + 9/4 − 0.81/6] − 0.5 = 1.7925 − 0.5 = 1.2925 ≥ 0, so it stays.
+# 3. **The tree that is left** has T = 2 leaves:
+#    Obj* = −½[4.41/3 + 9/4] + 0.5 × 2 = −0.86. The unpruned tree scores
+#    −½[0.01/2 + 4/2 + 9/4] + 0.5 × 3 = −0.6275: pruning lowered the objective by 0.2325,
+#    exactly what the split's gain was below 0.
+# 4. **Who pruned it?** With γ = 0 node 1 gains ½ × 0.535 = 0.2675 and stays; with λ = 0
+#    (and γ = 0.5) it gains ½[0.01 + 4 − 4.41/2] − 0.5 = 0.4025 and stays too. It takes both:
+#    λ shrinks what the one-row leaves save, γ prices the extra leaf.
+#
+# The trainer's post-pruning agrees, step for step:
+
+# %%
+five_X = tg.datasets.family().iloc[:5]
+five_y = tree_1.predict(five_X)  # the targets of lesson 4: g = 0 − y, h = 1
+lam, gamma_model = 1.0, 1.0
+node1 = tg.formulas.split_gain(-0.1, 1, -2.0, 1, lam, gamma_model / 2)
+root_gain = tg.formulas.split_gain(-2.1, 2, 3.0, 3, lam, gamma_model / 2)
+kept_obj = tg.formulas.structure_score([-2.1, 3.0], [2, 3], lam, gamma_model / 2)
+full_obj = tg.formulas.structure_score([3.0, -0.1, -2.0], [3, 1, 1], lam, gamma_model / 2)
+print(f"node 1: gain {node1:.4f};  root: gain {root_gain:.4f}")
+print(f"Obj* pruned {kept_obj:.4f}, unpruned {full_obj:.4f}")
+assert np.isclose(node1, -0.2325) and np.isclose(root_gain, 1.2925)
+assert np.isclose(kept_obj, -0.86) and np.isclose(full_obj - kept_obj, 0.2325)
+
+pruning_runs = {}
+for label, lam_, gamma_ in [("λ = 1, gamma = 0", 1.0, 0.0), ("λ = 0, gamma = 1", 0.0, 1.0),
+                            ("λ = 1, gamma = 1", 1.0, 1.0)]:  # fmt: skip
+    fit = tg.BoostingRegressor(
+        n_estimators=1,
+        max_depth=2,
+        learning_rate=1,
+        reg_lambda=lam_,
+        gamma=gamma_,
+        min_child_weight=0,
+        base_score=0,
+        pruning="post",
+    )
+    pruning_runs[label] = fit.fit(five_X, five_y).trees_[0]
+assert [t.n_leaves for t in pruning_runs.values()] == [3, 3, 2]
+both = pruning_runs["λ = 1, gamma = 1"].to_frame()
+assert np.isclose(both.at[0, "gain"], root_gain) and both["is_leaf"].tolist() == [False, True, True]
+fig, axes = plt.subplots(1, 3, figsize=(14, 3.6), layout="constrained")
+for ax, (label, t) in zip(axes, pruning_runs.items()):
+    t.plot(ax=ax, fields=["G", "H", "gain"], legend=False)
+    ax.set_title(label)
+plt.show()
+
+# %% [markdown]
+# **Exercise 5.4.** A small tree of your own, pruned by hand bottom up, then its structure
+# score (the shipped numbers: a different tree from the one above).
 
 # %%
 print(sheet["5.4"].prompt)
+my_pruned_score = None  # ← your answer
+sheet["5.4"].check(my_pruned_score)
+
+# %% [markdown]
+# **Why?** Answer with a letter.
+
+# %%
+print(sheet["5.5"].prompt)
 my_why = None  # ← your answer
-sheet["5.4"].check(my_why)
+sheet["5.5"].check(my_why)
 
 # %% [markdown]
 # ## What you have seen
 #
 # * The gain compares two new leaves with the old one, less γ; a sorted scan finds the best
 #   threshold of a feature in one pass, and a tree costs O(n·d·K·log n).
-# * Pre-stopping can miss what post-pruning keeps.
+# * A gain is negative when the loss a split saves is smaller than the regularization, λ's
+#   shrinking and γ's price together; post-pruning removes such a split bottom up, only
+#   once its children are leaves. Pre-stopping can miss what post-pruning keeps.
 # * γ: with XGBoost's ½(y − ŷ)² or the logistic loss the tutorials' γ is `gamma / 2`; with
 #   their own (y − ŷ)² it is `gamma` (and λ doubles); all decide alike.
 # * Shrinkage trades rounds for accuracy; categories become one-hot columns.

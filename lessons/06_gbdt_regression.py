@@ -76,9 +76,10 @@ sheet = tg.exercises.sheet(6, student=STUDENT)  # your numbers if STUDENT is set
 # when $F_0 = \frac1n \sum_i y_i$: the mean.
 #
 # **Exercise 1.** F₀, the epoch table's `ep_0_pre` (the same on every row). The cell prints
-# the days (yours, if you set `STUDENT` at the top). Replace `None` with your number and run
-# the cell: a wrong answer gets the likely slip or a hint; `reveal=True` in the `check` call
-# shows the value and the worked solution.
+# the days (yours, if you set `STUDENT` at the top). Replace `None` with your number, to 3
+# significant digits (within 1 % of the value is right), and run the cell: a wrong answer
+# gets the likely slip or a hint; `reveal=True` in the `check` call shows the value and the
+# worked solution.
 
 # %%
 print(sheet["6.1"].prompt)

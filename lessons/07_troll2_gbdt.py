@@ -29,12 +29,13 @@
 # | Input data and loss function | load the data, one-hot encode the colour |
 # | Q: why cross entropy? | derive it as the negative log-likelihood of Bernoulli labels |
 # | Step 1: F₀ = log(odds) and its probability | compute it, and check that no other constant does better (exercise 1) |
-# | Step 2 (A)–(D), epochs 1 and 2 | read the walkthrough and the `ep_…` table |
 # | Q: why is the residual the gradient? | check it by finite differences (exercise 2) |
+# | Step 2 (A)–(D), epochs 1 and 2 | read the walkthrough and the `ep_…` table |
 # | (C) leaf output Σresidual / Σp(1−p); Q: where does it come from? | derive it, work a leaf by hand (exercise 3) |
 # | (D) update with learning rate 0.8 | follow row 0 to 1.893147; one epoch-2 probability (exercise 4) |
-# | (video) leaf outputs 1.4, −1, −3.3 | see why they are 1.5, −0.75, −3.0 unrounded |
-# | — | a why-question (exercise 5) |
+# | Step 3: the fitted model F_M(x) | predict a new person end to end: each tree's leaf, the log-odds, the probability (exercise 5) |
+# | (video) leaf outputs 1.4, −1, −3.3 | see what they are when 2/3 is not rounded |
+# | — | a why-question (exercise 6) |
 #
 # Then a cross-check against scikit-learn. (Lesson 9 sets this GBDT beside XGBoost-style
 # boosting on the same data.)
@@ -108,11 +109,11 @@ print("−[y log p + (1−y) log(1−p)] equals −yF + log(1 + e^F) for y = 0 a
 # $\sigma(F_0) = \frac{1}{n}\sum_i y_i$, the share of positives — here 4 of 6 — so
 # $F_0 = \log\frac{4/6}{2/6} = \log\frac{4}{2}$, the log of the odds.
 #
-# **Exercise 1.** Compute F₀ to two decimals (a calculator is fine): it is the table's
-# `ep_0_pre`, the same for every row. The cell prints the data (yours, if you set `STUDENT`
-# at the top). Replace `None` with your number and run the cell: a wrong answer gets the
-# likely slip or a hint; `reveal=True` in the `check` call shows the value and the solution.
-# (The lesson's model is fitted in the next cell.)
+# **Exercise 1.** Compute F₀ to 3 significant digits (a calculator is fine; within 1 % of
+# the value is right): it is the table's `ep_0_pre`, the same for every row. The cell prints
+# the data (yours, if you set `STUDENT` at the top). Replace `None` with your number and run
+# the cell: a wrong answer gets the likely slip or a hint; `reveal=True` in the `check` call
+# shows the value and the solution. (The lesson's model is fitted in the next cell.)
 
 # %%
 gbdt = tg.BoostingClassifier(algorithm="gbdt", n_estimators=2, learning_rate=0.8, max_depth=2)
@@ -126,15 +127,14 @@ my_F0 = None  # ← your answer
 sheet["7.1"].check(my_F0)
 
 # %% [markdown]
-# The seed's numbers, 0.69 and 0.67:
+# The seed's number, 0.69:
 
 # %%
 n_pos, n_neg = int(y.sum()), int((~y).sum())
 F0 = np.log(n_pos / n_neg)
-p0 = 1 / (1 + np.exp(-F0))
-print(f"F0 = log({n_pos}/{n_neg}) = {F0:.2f}    probability σ(F0) = {p0:.2f}")
-assert (n_pos, n_neg) == (4, 2) and round(F0, 2) == 0.69 and round(p0, 2) == 0.67
-assert np.allclose(epochs["ep_0_pre"], F0) and np.allclose(epochs["ep_0_prob"], 4 / 6)
+print(f"F0 = log({n_pos}/{n_neg}) = {F0:.2f}")
+assert (n_pos, n_neg) == (4, 2) and round(F0, 2) == 0.69
+assert np.allclose(epochs["ep_0_pre"], F0)
 
 # %% [markdown]
 # No other constant does better: scan a grid of constants and see where the total cross
@@ -162,14 +162,47 @@ plt.show()
 # (B) the regression tree fitted to them, (C) each leaf's output with the formula filled in,
 # (D) the updated log-odds and probabilities. In Jupyter it shows as tables and trees;
 # `print(walk)` gives the same as plain text. Its tables hold the answers of exercises 2 to
-# 4, so the lesson shows it after them (section 8); here we take the steps one at a time.
+# 5, so the lesson shows it after them (section 8); here we take the steps one at a time.
 
 # %% [markdown]
-# ## 5. The epoch table
+# ## 5. (A) The residual is minus the gradient
+#
+# The residual is observed minus predicted probability, $y - p$. Section 2 found
+# $\frac{dL}{dF} = p - y$, so the residual is minus the gradient: each tree is fitted to
+# the direction of steepest descent, and $F_m = F_{m-1} + \nu f_m$ is a gradient-descent
+# step taken in function space.
+#
+# **Exercise 2.** One row's residual in epoch 1, `ep_1_residual`: first its probability
+# p = σ(F₀), then y − p (the shipped numbers ask for row 2, age 44, who does not love the
+# film).
+
+# %%
+print(sheet["7.2"].prompt)
+my_residual = None  # ← your answer
+sheet["7.2"].check(my_residual)
+
+# %% [markdown]
+# The seed's probability, 0.67, is every row's before the first tree; a lover's residual is
+# 1 − 0.67 = 0.33, a hater's 0 − 0.67. A finite difference confirms that the residual is
+# minus the gradient, for every row:
+
+# %%
+p0 = 1 / (1 + np.exp(-F0))
+print(f"probability σ(F0) = {p0:.2f};  residuals: {sorted(set(epochs['ep_1_residual'].round(2)))}")
+assert round(p0, 2) == 0.67 and np.allclose(epochs["ep_0_prob"], 4 / 6)
+
+# %%
+eps = 1e-6
+slope = (cross_entropy(yv, F0 + eps) - cross_entropy(yv, F0 - eps)) / (2 * eps)
+assert np.allclose(epochs["ep_1_residual"], -slope, atol=1e-6)
+print("on every row, ep_1_residual equals −dL/dF by finite differences (to 1e-6)")
+
+# %% [markdown]
+# ## 6. The epoch table
 #
 # The walkthrough's model is an ordinary estimator: `algorithm="gbdt"` is Friedman's GBDT,
 # the algorithm of seed 004, and its trace has the seed's own column names. Row 0 of the
-# table (the other rows hold the answers of exercises 2 to 4; the whole table follows them):
+# table (the other rows hold the answers of exercises 3 and 4; the whole table follows them):
 
 # %%
 assert np.allclose(tg.walkthrough.troll2(compare=False).epochs.iloc[:, 1:], epochs)
@@ -191,29 +224,6 @@ assert round(row0["ep_1_residual"], 2) == 0.33 and np.isclose(row0["ep_1_leaf_ou
 assert round(row0["ep_1_pre"], 6) == 1.893147 and round(row0["ep_1_prob"], 2) == 0.87
 
 # %% [markdown]
-# ## 6. (A) The residual is minus the gradient
-#
-# The residual is observed minus predicted probability, $y - p$. Section 2 found
-# $\frac{dL}{dF} = p - y$, so the residual is minus the gradient: each tree is fitted to
-# the direction of steepest descent, and $F_m = F_{m-1} + \nu f_m$ is a gradient-descent
-# step taken in function space. A finite difference confirms it for every row:
-
-# %%
-eps = 1e-6
-slope = (cross_entropy(yv, F0 + eps) - cross_entropy(yv, F0 - eps)) / (2 * eps)
-assert np.allclose(epochs["ep_1_residual"], -slope, atol=1e-6)
-print("on every row, ep_1_residual equals −dL/dF by finite differences (to 1e-6)")
-
-# %% [markdown]
-# **Exercise 2.** One row's residual in epoch 1, `ep_1_residual` (the shipped numbers ask
-# for row 2, age 44, who does not love the film).
-
-# %%
-print(sheet["7.2"].prompt)
-my_residual = None  # ← your answer
-sheet["7.2"].check(my_residual)
-
-# %% [markdown]
 # ## 7. (C) The leaf output, and where it comes from
 #
 # Each leaf of the new tree outputs
@@ -224,8 +234,9 @@ sheet["7.2"].check(my_residual)
 # call it $w_j$, as XGBoost does, because γ is the price of a leaf in lessons 4 and 5.) Why?
 # Inside leaf $j$ we want the single value w that makes
 # $\sum_{i\in R_j} L(y_i, F_{m-1}(x_i) + w)$ smallest. Setting its
-# derivative to zero has no closed form, so the seed expands each loss to second order
-# around $F_{m-1}$:
+# derivative to zero, $\sum_{i \in R_j} [\sigma(F_{m-1}(x_i) + w) - y_i] = 0$, has no closed
+# form once the rows start from different log-odds (from epoch 2 on), so the seed expands
+# each loss to second order around $F_{m-1}$:
 #
 # $$L(y_i, F_{m-1} + w) \approx L(y_i, F_{m-1}) + (p_i - y_i)\,w
 #   + \tfrac12\, p_i(1-p_i)\,w^2,$$
@@ -255,10 +266,12 @@ my_leaf = None  # ← your answer
 sheet["7.3"].check(my_leaf)
 
 # %% [markdown]
-# The Newton step is a *step*, not the exact optimum. In leaf 4 the exact optimum brings the
-# probability to ½, w = −0.693; the Newton step says −0.75. In leaf 3 all three love the
-# film, so the exact optimum is +∞ — the Newton step's finite 1.5 is what keeps the model
-# sane.
+# The Newton step is a *step*, not the exact optimum. In epoch 1 every row starts from F₀, so
+# here the exact optimum does have a closed form: σ(F₀ + w) must equal the leaf's share of
+# lovers. Leaf 4 holds one lover and one hater, so σ(F₀ + w) = ½ and
+# w = logit(½) − F₀ = −log 2 = −0.693; the Newton step says −0.75. In leaf 3 all three love
+# the film, so the exact optimum is +∞ — the Newton step's finite 1.5 is what keeps the
+# model sane. (A grid search confirms −0.693.)
 
 # %%
 rows_leaf4 = epochs.index[epochs["ep_1_leaf_index"] == 4]
@@ -266,8 +279,10 @@ steps = np.linspace(-3, 3, 60001)
 loss4 = sum(cross_entropy(yv[i], F0 + steps) for i in rows_leaf4)
 exact4 = steps[np.argmin(loss4)]
 newton4 = epochs.loc[rows_leaf4[0], "ep_1_leaf_output"]
-print(f"leaf 4: exact optimum w = {exact4:.3f}, Newton step = {newton4:g}")
-assert round(exact4, 3) == -0.693 and np.isclose(newton4, -0.75)
+print(f"leaf 4: exact optimum w = {exact4:.3f} = logit(1/2) − F0 = {0 - F0:.3f}; Newton step "
+      f"= {newton4:g}")  # fmt: skip
+assert round(exact4, 3) == -0.693 and np.isclose(exact4, -F0, atol=1e-4)
+assert np.isclose(newton4, -0.75)
 
 # %% [markdown]
 # ## 8. (D) The update, and epoch 2
@@ -322,7 +337,50 @@ assert epochs.at[3, "ep_2_leaf_index"] == epochs.at[0, "ep_2_leaf_index"]
 assert (epochs["ep_2_leaf_index"] == epochs.at[3, "ep_2_leaf_index"]).sum() == 4
 
 # %% [markdown]
-# ## 9. The StatQuest video's numbers
+# ## 9. Step 3: the fitted model, and a person it has never seen
+#
+# Seed 004's step 3 outputs the fitted model $F_M(x) = F_0 + \nu \sum_m f_m(x)$: the trees,
+# kept, for people who were not in the table. A new person goes down each tree to one leaf;
+# the leaf outputs add, times ν, to F₀; σ of the sum is the probability. A 70-year-old who
+# likes popcorn and whose favourite colour is red:
+#
+# * tree 1: `favorite_color_red < 0.5`? no → leaf 2, output −3;
+# * tree 2: `age < 65.5`? no → leaf 2, output 1.911059;
+# * log-odds F₂(x) = 0.693 + 0.8 × (−3 + 1.911) = −0.178;
+# * probability σ(−0.178) = 0.456.
+
+# %%
+newcomer = X.iloc[[0]].assign(like_popcorn=True, age=70, favorite_color_blue=0.0,
+                              favorite_color_green=0.0, favorite_color_red=1.0)  # fmt: skip
+leaves_new = [int(t.apply(newcomer)[0]) for t in gbdt.trees_]
+outputs = [float(t.weight[j]) for t, j in zip(gbdt.trees_, leaves_new)]
+for k, (j, w) in enumerate(zip(leaves_new, outputs), 1):
+    print(f"tree {k}: leaf {j}, output {w:.6f}")
+margin_new = F0 + 0.8 * sum(outputs)
+p_new = 1 / (1 + np.exp(-margin_new))
+print(f"log-odds {F0:.3f} + 0.8 × ({outputs[0]:g} + {outputs[1]:.3f}) = {margin_new:.3f}")
+print(f"probability σ({margin_new:.3f}) = {p_new:.3f}")
+assert leaves_new == [2, 2] and round(margin_new, 3) == -0.178 and round(p_new, 3) == 0.456
+assert np.isclose(p_new, gbdt.predict_proba(newcomer)[0, 1])
+
+# %% [markdown]
+# `tg.explain.prediction` writes the same path out, tree by tree (with each tree's η·w*):
+
+# %%
+tg.explain.prediction(gbdt, newcomer)
+
+# %% [markdown]
+# **Exercise 5.** Another person the model has never seen: their probability of loving the
+# film, through F₀ and both trees (the shipped numbers: a 50-year-old who likes popcorn and
+# whose favourite colour is red; with `STUDENT` set, a new person for your own model).
+
+# %%
+print(sheet["7.5"].prompt)
+my_new_prob = None  # ← your answer
+sheet["7.5"].check(my_new_prob)
+
+# %% [markdown]
+# ## 10. The StatQuest video's numbers
 #
 # The same example appears in StatQuest's video on gradient boosting for classification,
 # whose first tree has leaf outputs **1.4, −1 and −3.3**. They are 1.5, −0.75 and −3.0: the
@@ -348,7 +406,7 @@ assert sorted(exact) == sorted(gbdt.trees_[0].weight[gbdt.trees_[0].leaves])
 # With every digit kept, as teachgbt and scikit-learn keep them, row 0's log-odds after
 # epoch 1 is log(2) + 0.8 × 1.5 = 1.893147.
 #
-# ## 10. Cross-check with scikit-learn
+# ## 11. Cross-check with scikit-learn
 #
 # scikit-learn's `GradientBoostingClassifier` is the same algorithm; with the same settings
 # its log-odds after each stage match the epoch table. (scikit-learn is optional; the cell
@@ -376,12 +434,12 @@ else:
     print("agree to 1e-9: True")
 
 # %% [markdown]
-# **Exercise 5.** Why? Answer with a letter.
+# **Exercise 6.** Why? Answer with a letter.
 
 # %%
-print(sheet["7.5"].prompt)
+print(sheet["7.6"].prompt)
 my_why = None  # ← your answer
-sheet["7.5"].check(my_why)
+sheet["7.6"].check(my_why)
 
 # %% [markdown]
 # ## What you have seen
@@ -393,6 +451,8 @@ sheet["7.5"].check(my_why)
 # * The residual y − p is minus the gradient; each tree is a squared-error tree on it.
 # * A leaf outputs Σresidual / Σp(1−p), one Newton step from the second-order Taylor
 #   expansion; with ν = 0.8 row 0 reaches 1.893147 after epoch 1.
+# * A person the model has never seen goes down every tree to a leaf; F₀ + ν Σ leaf outputs
+#   is their log-odds, σ of it their probability.
 # * The video's 1.4, −1, −3.3 are 1.5, −0.75, −3.0 with p = 2/3 unrounded.
 #
 # Next, lesson 8 asks why an ensemble of trees beats one tree, and lesson 9 sets this GBDT

@@ -82,9 +82,10 @@ for (n_voters, p), stated in slides.items():
 
 # %% [markdown]
 # **Exercise 1.** Work out, with the binomial sum, the probability that a majority of
-# independent voters is wrong. The cell prints the numbers (yours, if you set `STUDENT` at
-# the top). A wrong answer gets the likely slip or a hint; `reveal=True` in the `check` call
-# shows the value and the worked solution.
+# independent voters is wrong, as a fraction (0 to 1) to 3 significant digits: within 1 % of
+# the value is right. The cell prints the numbers (yours, if you set `STUDENT` at the top).
+# A wrong answer gets the likely slip or a hint; `reveal=True` in the `check` call shows the
+# value and the worked solution.
 
 # %%
 sheet = tg.exercises.sheet(8, student=STUDENT)
@@ -260,8 +261,10 @@ assert np.allclose(steps["ep_1_leaf_output"], [-1, -1, -1, 3])
 tg.draw.draw_model(small, rounds=[1])
 
 # %% [markdown]
-# **Exercise 2.** The ensemble after one tree is $F_1 = F_0 + 0.5 f_1$. What does it
-# predict for the last point, `ep_1_pre`? (Your own four points, if `STUDENT` is set.)
+# **Exercise 2.** Now four points of your own (the cell prints them; with `STUDENT` set,
+# yours), with the same settings. The ensemble after one tree is $F_1 = F_0 + 0.5 f_1$:
+# what does it predict for the last point, `ep_1_pre`? Work F₀, the residuals, tree 1's leaf
+# outputs (the split is given) and then F₁, as above.
 
 # %%
 print(sheet["8.2"].prompt)

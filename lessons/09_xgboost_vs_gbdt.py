@@ -93,8 +93,9 @@ assert np.allclose(
 # %% [markdown]
 # **Exercise 1.** XGBoost's leaf weight with λ = 1 instead of 0. (The shipped numbers are
 # the leaf of rows 0, 4 and 5 in round 1: three rows with $g_i = 2/3 - 1$ and $h_i = 2/9$.)
-# The cell prints the numbers (yours, if you set `STUDENT` at the top). A wrong answer gets
-# the likely slip or a hint; `reveal=True` in the `check` call shows the worked solution.
+# The cell prints the numbers (yours, if you set `STUDENT` at the top). Answer to 3
+# significant digits: within 1 % of the value is right. A wrong answer gets the likely slip
+# or a hint; `reveal=True` in the `check` call shows the worked solution.
 
 # %%
 sheet = tg.exercises.sheet(9, student=STUDENT)
@@ -167,10 +168,16 @@ tg.draw.draw_model(cmp.gbdt, rounds=[2])
 tg.draw.draw_model(cmp.xgboost, rounds=[2])
 
 # %% [markdown]
-# And the log-odds after round 2, per person: rows 1 and 2 happen to end equal, the rest
-# differ.
+# And the log-odds after round 2, per person. Only row 1 ends equal, at 1.622: both second
+# trees give it a leaf of its own, and a one-row leaf's Newton value (y − p)/p(1 − p) is the
+# same in both. Every other row differs — row 2, for one, ends at −1.585 with GBDT and
+# −1.334 with XGBoost.
 
 # %%
+same = np.isclose(cmp.instances["gbdt_ep_2_pre"], cmp.instances["xgboost_ep_2_pre"])
+assert list(np.flatnonzero(same)) == [1] and round(cmp.instances.at[1, "gbdt_ep_2_pre"], 3) == 1.622
+assert round(cmp.instances.at[2, "gbdt_ep_2_pre"], 3) == -1.585
+assert round(cmp.instances.at[2, "xgboost_ep_2_pre"], 3) == -1.334
 cmp.instances.round(4)
 
 # %% [markdown]

@@ -111,8 +111,9 @@ bins12.round(2)
 # $$\text{Gain} = \tfrac12\left[\frac{G_L^2}{H_L+\lambda} + \frac{G_R^2}{H_R+\lambda}
 #   - \frac{(G_L+G_R)^2}{H_L+H_R+\lambda}\right].$$
 #
-# The cell prints the bins (yours, if you set `STUDENT` at the top). A wrong answer gets the
-# likely slip or a hint; `reveal=True` in the `check` call shows the worked solution.
+# The cell prints the bins (yours, if you set `STUDENT` at the top). Answer to 3 significant
+# digits: within 1 % of the value is right. A wrong answer gets the likely slip or a hint;
+# `reveal=True` in the `check` call shows the worked solution.
 
 # %%
 at41 = hist12.trace_.splits(1, 0).query("threshold == 41").iloc[0]

@@ -196,7 +196,8 @@ assert (
 # ## 5. K trees per round
 #
 # `trees_` lists the trees in XGBoost's order: round by round, and within a round class by
-# class. Tree i belongs to round i // K + 1 and class i % K, and each tree says so itself:
+# class. The tree at index i of `trees_` (Python counts from 0) belongs to round i // K + 1
+# (rounds count from 1) and class i % K, and each tree says so itself:
 
 # %%
 order = pd.DataFrame(
@@ -255,7 +256,8 @@ assert (own_class > share[pd.Categorical(kind).codes]).all()  # every row gained
 # ## 7. Beside XGBoost's `multi:softprob`
 #
 # The same settings in XGBoost (labels as 0, 1, 2). XGBoost estimates the same centred log
-# priors, and grows the same trees in the same order: its tree i is class i % K's.
+# priors, and grows the same trees in the same order: its dump's tree number i (XGBoost
+# numbers its trees from 0, as `trees_` indexes them) is `trees_[i]`, of class i % K.
 # (XGBoost is optional; the cell says so if it is missing.)
 
 # %%
@@ -274,13 +276,14 @@ else:
     leaf_sums = dump[dump["Feature"] == "Leaf"].groupby("Tree")["Gain"].sum()  # leaf values
     ours = [t.value[t.is_leaf].sum() for t in model.trees_]
     assert np.allclose(leaf_sums.to_numpy(), ours, atol=1e-5)
-    print("tree by tree, the same leaf values: tree i is class i % K in both")
+    print("tree by tree, the same leaf values: XGBoost's tree number i is trees_[i] in both")
 
 # %% [markdown]
 # ## 8. Your turn
 #
-# A wrong answer gets the likely slip or a hint; `reveal=True` in the `check` call shows the
-# value and the worked solution. With `STUDENT` set, the numbers are your own.
+# Answer to 3 significant digits: within 1 % of the value is right. A wrong answer gets the
+# likely slip or a hint; `reveal=True` in the `check` call shows the value and the worked
+# solution. With `STUDENT` set, the numbers are your own.
 #
 # **Exercise 11.1.** A softmax probability from a row's three margins (the shipped numbers:
 # row 8, a cherry, after round 1; its probability of being an *apple*, which no plot above
@@ -329,7 +332,7 @@ sheet["11.4"].check(my_why)
 # * The margins start at XGBoost's centred log priors, whose softmax is the class shares.
 # * Class k's tree is grown on g = p_k − y_k and h = 2p_k(1 − p_k): the factor 2 makes the
 #   K separate steps safe together.
-# * `trees_` runs round by round, class by class: tree i is round i // K + 1, class i % K
+# * `trees_` runs round by round, class by class: `trees_[i]` is round i // K + 1, class i % K
 #   (`tree.round`, `tree.class_`); a class's margin adds up its own trees.
 #
 # Next, lesson 12 asks *why* the model predicted what it did for one row.

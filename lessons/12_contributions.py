@@ -212,8 +212,9 @@ else:
 # ## 7. Your turn
 #
 # Back to the ice-cream tree of sections 1–4 (with `STUDENT` set, a tree on your own sales).
-# A wrong answer gets the likely slip or a hint; `reveal=True` in the `check` call shows the
-# value and the worked solution.
+# Answer to 3 significant digits: within 1 % of the value is right. A wrong answer gets the
+# likely slip or a hint; `reveal=True` in the `check` call shows the value and the worked
+# solution.
 #
 # **Exercise 12.1.** A path (Saabas) contribution (the shipped numbers: `weekend` for row 3,
 # a sunny weekday).

@@ -123,7 +123,8 @@ if xgb is not None:
 # XGBoost's `Gain` of a split is $\frac{G_L^2}{H_L+\lambda} + \frac{G_R^2}{H_R+\lambda} -
 # \frac{G^2}{H+\lambda}$: the tutorial's bracket **without the ½**, and **before** γ is
 # taken off. teachgbt keeps it as `loss_chg`, and its `gain` column is seed 000's,
-# ½(`loss_chg` − `gamma`) (lesson 5: seed 000's γ is `gamma / 2`).
+# ½(`loss_chg` − `gamma`): the loss decides (lesson 5), and with the logistic loss, as with
+# XGBoost's ½(y − ŷ)², the tutorial's γ is `gamma / 2`.
 
 # %%
 if xgb is not None:
@@ -236,8 +237,9 @@ if STUDENT is None:
     assert np.isclose(sheet["13.1"].answer, leaf3_value / eta, rtol=1e-6)
 
 # %% [markdown]
-# **Exercise 13.1.** A leaf's w*, from its stored value and η. A wrong answer gets the likely
-# slip or a hint; `reveal=True` in the `check` call shows the value and the worked solution.
+# **Exercise 13.1.** A leaf's w*, from its stored value and η. Answer to 3 significant
+# digits: within 1 % of the value is right. A wrong answer gets the likely slip or a hint;
+# `reveal=True` in the `check` call shows the value and the worked solution.
 
 # %%
 print(sheet["13.1"].prompt)

@@ -306,9 +306,10 @@ if xgb is not None:
 # %% [markdown]
 # ## Exercises
 #
-# Each exercise gives its numbers (your own, with `STUDENT` set at the top); put your answer
-# in place of `None` and run the cell. A wrong answer gets a hint; `reveal=True` in the
-# `check` call shows the solution.
+# Each exercise gives its numbers (your own, with `STUDENT` set at the top); put your answer,
+# to 3 significant digits (within 1 % of the value is right), in place of `None` and run the
+# cell. A wrong answer gets the likely slip or a hint; `reveal=True` in the `check` call shows
+# the solution.
 #
 # **14.1** g of a Poisson row. **14.2** Its h, as XGBoost computes it.
 

@@ -263,9 +263,9 @@ if xgb is not None:
 # %% [markdown]
 # ## 7. Your turn
 #
-# **Exercise 15.1.** A colour's w* at a node, from its G and H (λ = 1). A wrong answer gets
-# the likely slip or a hint; `reveal=True` in the `check` call shows the value and the
-# worked solution.
+# **Exercise 15.1.** A colour's w* at a node, from its G and H (λ = 1). Answer to 3
+# significant digits: within 1 % of the value is right. A wrong answer gets the likely slip
+# or a hint; `reveal=True` in the `check` call shows the value and the worked solution.
 
 # %%
 sheet = tg.exercises.sheet(15, student=STUDENT)  # these numbers, or yours if STUDENT is set

@@ -68,12 +68,15 @@ _PARAMETERS = """
         0 gbdt). reg_alpha : α, the L1 penalty. max_delta_step : clip on |w*| (None:
         0, or 0.7 for count:poisson, as XGBoost).
     gamma : XGBoost's gamma (min_split_loss): a split stays when its ``loss_chg``
-        = G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ) (no ½) is at least ``gamma``. Seed
-        000's γ is ``gamma / 2``; seed 002's (whose square loss doubles g, h and λ)
-        is ``gamma``. The ``gain`` of every split is seed 000's gain for this gamma,
-        ½(loss_chg − gamma), so its sign says what gamma decided: pre-stopping
-        never keeps a split with gain < 0; post-pruning removes, bottom up, a split
-        whose children are leaves when its gain is < 0.
+        = G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ) (no ½) is at least ``gamma``. The
+        tutorials' γ and λ in Gain = ½[…] − γ follow the loss, not the seed: with
+        XGBoost's ½(y − ŷ)² (g = ŷ − y, h = 1) or the logistic loss their γ is
+        ``gamma / 2`` and their λ is ``reg_lambda``; with the (y − ŷ)² that seeds 000
+        and 002 write (g = 2(ŷ − y), h = 2) their γ is ``gamma`` and their λ is
+        2·``reg_lambda``. The ``gain`` of every split is ½(loss_chg − gamma), the
+        tutorials' Gain for the model's own g and h, so its sign says what gamma
+        decided: pre-stopping never keeps a split with gain < 0; post-pruning
+        removes, bottom up, a split whose children are leaves when its gain is < 0.
     min_child_weight : smallest H a child may have (None: 1 xgboost, 0 gbdt).
     pruning : "post" (grow, then prune bottom up, as XGBoost exact) or "pre" (stop
         before a split, as XGBoost hist); None picks by tree_method.

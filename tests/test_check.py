@@ -1,4 +1,5 @@
-"""The answer checker accepts two-decimal hand arithmetic and rejects the usual mistakes."""
+"""The answer checker accepts 3 significant digits, rejects 3 % off, and names the usual
+mistakes."""
 
 import numpy as np
 import pytest
@@ -40,7 +41,7 @@ def test_split_gain_rejects_a_missing_half_or_gamma():
     bracket = G_L**2 / (H_L + lam) + G_R**2 / (H_R + lam) - (G_L + G_R) ** 2 / (H_L + H_R + lam)
     exact = 0.5 * bracket - gamma
     kw = dict(G_L=G_L, H_L=H_L, G_R=G_R, H_R=H_R, reg_lambda=lam, gamma=gamma)
-    assert C.split_gain(round(exact, 2), **kw).correct
+    assert C.split_gain(float(f"{exact:.3g}"), **kw).correct
     assert not C.split_gain(round(bracket - gamma, 2), **kw).correct  # forgot ½
     assert not C.split_gain(round(0.5 * bracket, 2), **kw).correct  # forgot γ
     assert not C.split_gain(round(bracket, 2), **kw).correct  # reported loss_chg
@@ -70,11 +71,11 @@ def troll(request, troll2_model):
     return troll2_model(request.param)[0]
 
 
-# seed 004 (and DESIGN §5), row 0 — worked with two decimals as the tutorial does
+# seed 004 (and DESIGN §5), row 0 — the tutorial's two decimals, or 3 significant digits
 SEED_004_ROW0 = {
     "ep_0_pre": 0.69,  # log(4/2)
     "ep_0_prob": 0.67,
-    "ep_1_residual": 0.33,
+    "ep_1_residual": 0.333,  # 1 − 2/3 (the tutorial's 0.33 is 1 % off)
     "ep_1_leaf_output": 1.5,  # Σ residual / Σ p(1 − p), unrounded
     "ep_1_pre": 1.89,  # 0.69 + 0.8 × 1.5
     "ep_1_prob": 0.87,
@@ -144,7 +145,7 @@ SLIPS = [
     # the slips issue 19 found misnamed or accepted
     (C.leaf_weight(4 / 3, G=-4.0, H=2.0, reg_lambda=1.0, reg_alpha=1.0), "α is missing"),
     (C.split_gain(4 / 3, G_L=1, H_L=0.75, G_R=-1, H_R=0.75), "λ is missing"),
-    (C.recovered(29.7501, "gain", loss_chg=60.5002, gamma=0.5), "γ subtracted whole"),
+    (C.recovered(29.7501, "gain", loss_chg=60.5002, gamma=0.5), "gamma subtracted whole"),
     (C.loss(np.log10(2), y=[1], y_hat=[0.0], kind="logistic"), "log base 10"),
     (C.margin_update(0.5 + 0.09 * 2, margin=0.5, weight=2, learning_rate=0.3), "applied twice"),
     (C.margin_update(2.5, margin=0.5, weight=2, learning_rate=0.3), "learning rate is missing"),
@@ -258,7 +259,7 @@ def test_latex_has_no_escape_inside_text():
 def test_softmax_probability_and_its_slips():
     F = [1.0, 0.0, -1.0]
     exact = np.e / (np.e + 1 + np.exp(-1))  # 0.665
-    assert C.softmax_probability(round(exact, 2), F, 0).correct
+    assert C.softmax_probability(float(f"{exact:.3g}"), F, 0).correct
     assert C.softmax_probability(exact, [f + 5 for f in F], 0).correct  # a shift changes nothing
     for wrong, slip in ((0.73, "σ(F_k)"), (1 / 3, "1/K"), (np.e / (1 + np.exp(-1)), "own term")):
         r = C.softmax_probability(wrong, F, 0)
@@ -270,11 +271,12 @@ def test_softmax_probability_and_its_slips():
 def test_softmax_gradient_and_hessian_are_xgboosts():
     F, y, k = [0.33, 0.04, -0.37], 2, 2
     p = np.exp(F[k]) / np.exp(F).sum()
-    assert C.gradient(round(p - 1, 2), y, F, loss="softmax", class_=k).correct
-    assert C.gradient(round(p, 2), 0, F, loss="softmax", class_=k).correct  # not its class: y_k = 0
-    h = C.gradient(round(p * (1 - p), 2), y, F, loss="softmax", order=2, class_=k)
+    assert C.gradient(float(f"{p - 1:.3g}"), y, F, loss="softmax", class_=k).correct
+    assert C.gradient(float(f"{p:.3g}"), 0, F, loss="softmax", class_=k).correct  # y_k = 0
+    h = C.gradient(float(f"{p * (1 - p):.3g}"), y, F, loss="softmax", order=2, class_=k)
     assert not h.correct and "XGBoost doubles it" in h.slip
-    assert C.gradient(round(2 * p * (1 - p), 2), y, F, loss="softmax", order=2, class_=k).correct
+    h2 = float(f"{2 * p * (1 - p):.3g}")
+    assert C.gradient(h2, y, F, loss="softmax", order=2, class_=k).correct
     sig = 1 / (1 + np.exp(-F[k]))
     assert "not σ(F_k)" in C.gradient(sig - 1, y, F, loss="softmax", class_=k).slip
     assert "y − p" in C.gradient(1 - p, y, F, loss="softmax", class_=k).slip
@@ -283,7 +285,7 @@ def test_softmax_gradient_and_hessian_are_xgboosts():
 def test_vote_error_is_the_binomial_sum_with_ties_as_half():
     from teachgbt.show.plot import majority_vote_error
 
-    assert C.vote_error(0.216, 0.3, 3).correct and C.vote_error(0.026, 0.3, 21).correct
+    assert C.vote_error(0.216, 0.3, 3).correct and C.vote_error(0.0264, 0.3, 21).correct
     for n in (1, 2, 4, 5, 10, 21):
         for p in (0.1, 0.45, 0.6):
             assert C.vote_error(None, p, n).expected == pytest.approx(majority_vote_error(p, n))
@@ -343,3 +345,129 @@ def test_recovered_from_a_stored_model():
     assert "½ is missing" in C.recovered(2.0, "gain", loss_chg=3.0, gamma=1.0).slip
     with pytest.raises(ValueError, match="needs loss_chg=, gamma="):
         C.recovered(1.0, "gain", loss_chg=3.0)
+
+
+# ------------------------------------------------------------ issue 28: a checker to grade by
+@pytest.mark.parametrize("exact", [0.00625, 0.0579, 0.07, 0.2014, 1.7925, 40.4333, 1234.5])
+def test_three_significant_digits_pass_and_three_percent_off_does_not(exact):
+    """The tolerance is 1 % of the value (at least ±FLOOR): written to 3 or 4 significant
+    digits an answer is right; 3 % or 10 % off, the other sign, or 0 it is wrong."""
+    kw = dict(loss_chg=2 * exact, gamma=0.0)  # a checker whose answer is ``exact``
+    assert C.recovered(None, "gain", **kw).expected == pytest.approx(exact)
+    for written in (float(f"{exact:.3g}"), float(f"{exact:.4g}")):
+        assert C.recovered(written, "gain", **kw).correct, written
+    for wrong in (exact * 1.03, exact * 0.97, exact * 1.1, exact * 0.9, -exact, 0.0):
+        assert not C.recovered(wrong, "gain", **kw).correct, wrong
+    assert C.recovered(None, "gain", **kw).tolerance == max(C.RELATIVE * exact, C.FLOOR)
+
+
+def test_near_zero_the_floor_is_the_yardstick():
+    r = C.margin_update(None, margin=0.1, weight=-1.0, learning_rate=0.1)  # exactly 0
+    assert abs(r.expected) < 1e-12 and r.tolerance == C.FLOOR
+    assert C.margin_update(0.00005, margin=0.1, weight=-1.0, learning_rate=0.1).correct
+    assert not C.margin_update(0.0003, margin=0.1, weight=-1.0, learning_rate=0.1).correct
+
+
+def test_the_sign_of_a_gain_is_the_pruning_decision():
+    # a split whose gain is −0.00625: pruned. 0 and a small positive gain are wrong
+    kw = dict(G_L=-1.0, H_L=1.0, G_R=-1.0, H_R=1.0, reg_lambda=1.0)  # ½[½ + ½ − 4/3] = −1/6
+    kw["gamma"] = -1 / 6 + 0.00625  # γ < 0 only to land the gain on −0.00625
+    exact = C.split_gain(None, **kw).expected
+    assert exact == pytest.approx(-0.00625)
+    assert C.split_gain(-0.00625, **kw).correct and C.split_gain(-0.0062, **kw).correct
+    for wrong in (0.0, 0.003, 0.00625, -0.0066):
+        assert not C.split_gain(wrong, **kw).correct, wrong
+    assert "pruning removes" in C.split_gain(0.00625, **kw).slip
+    # recovered gains too: ½(loss_chg − gamma) below 0 is a pruned split
+    assert not C.recovered(0.00005, "gain", loss_chg=1.0, gamma=1.00002).correct
+
+
+def test_the_wrong_answers_issue_28_found_accepted_are_rejected_and_named():
+    # 1.2's logistic loss 0.2014 (y = 1 at ŷ = 1.5): 0.2075 is 3 % off
+    assert not C.loss(0.2075, y=[1], y_hat=[1.5], kind="logistic").correct
+    # 8.1: five voters at 20 %: only the k = 3 term, 0.0512, for 0.0579
+    r = C.vote_error(0.0512, 0.2, 5)
+    assert not r.correct and "only one term" in r.slip
+    assert "percentage" in C.vote_error(5.79, 0.2, 5).slip
+    # 5.3's 0.07 (η·w* = 0.1 × 0.7): neither 0.06 nor 0.079; −0.02 is not −0.03
+    for wrong in (0.06, 0.079):
+        assert not C.margin_update(wrong, margin=0.0, weight=0.7, learning_rate=0.1).correct
+    assert not C.margin_update(-0.02, margin=0.0, weight=-0.3, learning_rate=0.1).correct
+    # 6.4: 40.4 for 40.4333 was rejected by an absolute tolerance
+    r = C.margin_update(40.4, margin=35.75, weight=(40.4333 - 35.75) / 0.8, learning_rate=0.8)
+    assert r.correct and r.expected == pytest.approx(40.4333)
+
+
+NEW_SLIPS = [
+    # 4.2: |G| + α for |G| − α was told "λ is missing"
+    (C.leaf_weight(-(4.5 + 1) / 3, G=4.5, H=2.0, reg_lambda=1.0, reg_alpha=1.0), "α added"),
+    # 5.2: the model's gamma subtracted once (½·bracket − 2γ) was told "γ subtracted twice"
+    (C.split_gain(0.5 * 3.585 - 1.0, G_L=-2.1, H_L=2, G_R=3, H_R=3, gamma=0.5), "whole"),
+    # 5.2: XGBoost's loss_chg − gamma got a generic hint
+    (C.split_gain(3.585 - 1.0, G_L=-2.1, H_L=2, G_R=3, H_R=3, gamma=0.5), "loss_chg − gamma"),
+    # sign errors got a generic hint (1.2, 3.4, 5.3, 7.3)
+    (C.loss(-0.2014, y=[1], y_hat=[1.5], kind="logistic"), "the sign"),
+    (C.margin_update(0.05, margin=0.5, weight=1.5, learning_rate=0.3), "the sign"),
+    (C.split_gain(-1.7925, G_L=-2.1, H_L=2, G_R=3, H_R=3), "the sign"),
+]
+
+
+@pytest.mark.parametrize("result, words", NEW_SLIPS)
+def test_the_slips_issue_28_found_are_named(result, words):
+    assert not result.correct and result.slip and words in result.slip, (result.slip, words)
+    assert "twice" not in result.slip
+
+
+def test_epoch_2_slips_a_stale_probability_and_a_start_from_F0(troll):
+    """7.4 told a stale p "η applied twice" and a start from F₀ "η missing"."""
+    ep = troll.trace_.epochs()
+    eta, row = 0.8, 1
+    rows = (ep["ep_2_leaf_index"] == ep.at[row, "ep_2_leaf_index"]).to_numpy()
+    y = troll.trace_.instances(2)["y"].to_numpy()[rows]
+    p0 = ep["ep_0_prob"].to_numpy()[rows]
+    lam = 0.0 if troll.algorithm == "gbdt" else troll.params_.reg_lambda
+    stale = np.sum(y - p0) / (np.sum(p0 * (1 - p0)) + lam)
+    sigmoid = 1 / (1 + np.exp(-(ep.at[row, "ep_1_pre"] + eta * stale)))
+    r = C.epoch(sigmoid, troll, "ep_2_prob", row)
+    assert not r.correct and "ep_1_prob" in r.slip, r.slip
+    from_f0 = 1 / (1 + np.exp(-(ep.at[row, "ep_0_pre"] + eta * ep.at[row, "ep_2_leaf_output"])))
+    r = C.epoch(from_f0, troll, "ep_2_prob", row)
+    assert not r.correct and "started from F₀" in r.slip, r.slip
+    out = ep.at[2, "ep_1_leaf_output"]
+    assert "the sign" in C.epoch(-out, troll, "ep_1_leaf_output", 2).slip
+
+
+def test_a_new_sample_through_every_tree_to_its_probability(troll):
+    import pandas as pd
+
+    ep = troll.trace_.epochs()
+    f0 = float(ep.at[0, "ep_0_pre"])
+    new = pd.DataFrame({"like_popcorn": [True], "age": [70], "favorite_color_blue": [0.0],
+                        "favorite_color_green": [0.0], "favorite_color_red": [1.0]})  # fmt: skip
+    margin = f0 + sum(float(t.predict(new)[0]) for t in troll.trees_)
+    p = 1 / (1 + np.exp(-margin))
+    assert p == pytest.approx(troll.predict_proba(new)[0, 1])
+    kw = dict(base_score=f0, link="logistic")
+    r = C.prediction(float(f"{p:.3g}"), troll.trees_, new, reveal=True, **kw)
+    assert r.correct and "leaf" in str(r) and "σ(ŷ)" in str(r)
+    assert "log-odds" in C.prediction(margin, troll.trees_, new, **kw).slip
+    no_eta = f0 + sum(float(t.weight[t.apply(new)[0]]) for t in troll.trees_)
+    r = C.prediction(1 / (1 + np.exp(-no_eta)), troll.trees_, new, **kw)
+    assert "learning rate is missing" in r.slip
+    with pytest.raises(ValueError, match="link must be"):
+        C.prediction(0.5, troll.trees_, new, link="probit")
+
+
+def test_an_exercise_poses_its_own_question_slips_and_notes(monkeypatch):
+    monkeypatch.delenv(C.STRICT_ENV, raising=False)
+    with C.asked("The gain of the split printed above?", [(9.0, "nine: a slip of its own")],
+                 ["γ = gamma / 2 = 0.5"]):  # fmt: skip
+        unanswered = C.split_gain(None, G_L=-2.1, H_L=2, G_R=3, H_R=3, gamma=0.5)
+        slipped = C.split_gain(9.0, G_L=-2.1, H_L=2, G_R=3, H_R=3, gamma=0.5)
+        shown = C.split_gain(None, G_L=-2.1, H_L=2, G_R=3, H_R=3, gamma=0.5, reveal=True)
+    # the question line names the exercise's inputs only, not the γ it asks to work out
+    assert "The gain of the split printed above?" in str(unanswered)
+    assert "γ = 0.5" not in str(unanswered) and "G_L" not in str(unanswered)
+    assert slipped.slip == "nine: a slip of its own"
+    assert "γ = gamma / 2 = 0.5" in str(shown)
+    assert "γ = 0.5" in str(C.split_gain(None, G_L=-2.1, H_L=2, G_R=3, H_R=3, gamma=0.5))

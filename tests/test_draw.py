@@ -64,7 +64,7 @@ edge [fontname="Helvetica"] ;
 2 [label="leaf 2, n = 4\nG = 2, H = 1\nw* = -1, η·w* = -0.3", fillcolor="#fde3cc"] ;
 0 -> 1 [label="yes"] ;
 0 -> 2 [label="no, missing"] ;
-label="\ln rows, G = Σg, H = Σh (XGBoost's cover) of the rows reaching a node\lgain = ½[G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ)] − gamma/2; loss_chg = XGBoost's gain (no ½, no gamma)\lw* = −G/(H+λ); η·w* = what the leaf adds to the margin (η = 0.3)\l" ;
+label="\lfor the rows reaching a node: n = how many, G = Σg, H = Σh (XGBoost's cover)\lgain = ½[G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ)] − gamma/2; loss_chg = XGBoost's gain (no ½, no gamma)\lw* = −G/(H+λ); η·w* = what the leaf adds to the margin (η = 0.3)\l" ;
 }
 """  # noqa: E501
 
@@ -81,7 +81,7 @@ def test_dot_options_choose_fields_precision_and_highlight():
         "G =" not in dot
         and "gain" not in dot
         and "missing" not in dot
-        and 'label="n rows' not in dot
+        and "rows reaching" not in dot
     )
     hot = t.to_dot(highlight=[np.nan, 20.0])  # age 20 ≥ 16.5: root → leaf 2
     lines = {ln.split(" ")[0]: ln for ln in hot.splitlines() if ln[:1].isdigit() and "->" not in ln}

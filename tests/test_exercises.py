@@ -13,6 +13,7 @@ from teachgbt.cli import main
 
 SOLUTIONS = Path(__file__).resolve().parent / "lesson_solutions"
 TUTORIAL_LESSONS = range(1, 11)
+ALL_LESSONS = sorted(tg.exercises.LESSONS)
 
 
 @pytest.fixture(autouse=True)
@@ -29,7 +30,7 @@ def shown(value):
     return {f"{value:g}", f"{value:.2f}", f"{value:.3f}", f"{value:.4f}"}
 
 
-@pytest.mark.parametrize("lesson", range(1, 14))
+@pytest.mark.parametrize("lesson", ALL_LESSONS)
 def test_every_sheet_has_a_why_question_and_its_own_answers(lesson):
     shipped = tg.exercises.sheet(lesson)
     assert shipped.lesson == lesson and shipped.student is None
@@ -152,11 +153,90 @@ def test_the_editions_of_a_lesson_run(which, tmp_path, capsys):
 def test_the_slips_issue_19_found_are_named_on_the_shipped_sheets():
     s = tg.exercises.sheet
     # 13.3: γ subtracted whole, ½·60.5002 − 0.5, was accepted
-    assert "γ subtracted whole" in s(13)["13.3"].check(0.5 * 60.5002 - 0.5).slip
-    # 4.2: α forgotten, −(−5)/(2 + 1), was called "λ is missing"
-    assert s(4)["4.2"].check(5 / 3).slip.startswith("α is missing")
+    assert "gamma subtracted whole" in s(13)["13.3"].check(0.5 * 60.5002 - 0.5).slip
+    # 4.2: α forgotten, −(−4.5)/(2 + 1), was called "λ is missing"
+    assert s(4)["4.2"].check(4.5 / 3).slip.startswith("α is missing")
     # 10.1: λ forgotten, ½[0/1.5 + 1/1.5 − 1/3], was called "the bracket without its ½"
     assert s(10)["10.1"].check(0.5 * (0 / 1.5 + 1 / 1.5 - 1 / 3)).slip.startswith("λ is missing")
     # seed 004's central confusion on lesson 7's sheet: F₀ given as the probability 4/6
     assert "log-odds" in s(7)["7.1"].check(4 / 6).slip
     assert "mean" in s(6)["6.1"].check(286).slip  # the sum of the sales for their mean
+
+
+def test_the_slips_issue_28_found_are_named_on_the_shipped_sheets():
+    s = tg.exercises.sheet
+    # 4.2 (G = −4.5, H = 2, λ = 1, α = 1): |G| + α, once told "λ is missing"
+    assert s(4)["4.2"].check((4.5 + 1) / 3).slip.startswith("α added")
+    # 5.2 (model gamma 1 with the ½-loss, γ = 0.5): the model's gamma taken whole, and
+    # XGBoost's loss_chg − gamma (bracket 3.585)
+    r = s(5)["5.2"].check(0.5 * 3.585 - 1.0)
+    assert "gamma subtracted whole" in r.slip and "twice" not in r.slip
+    assert "loss_chg − gamma" in s(5)["5.2"].check(3.585 - 1.0).slip
+    # 5.2's worked solution says where its γ comes from
+    assert "γ = gamma / 2 = 0.5" in str(s(5)["5.2"].check(None, reveal=True))
+    # 8.1 (five voters at 20 %): a percentage, and only the k = 3 term
+    assert "percentage" in s(8)["8.1"].check(5.792).slip
+    assert "only one term" in s(8)["8.1"].check(10 * 0.2**3 * 0.8**2).slip
+    # 11.3: H without multi:softprob's 2 (rows share p = 2/9: H = 3 · 2/9 · 7/9)
+    G = 1 * 2 / 9 + 2 * (2 / 9 - 1)
+    assert "H without its 2" in s(11)["11.3"].check(-G / (3 * 2 / 9 * 7 / 9 + 1)).slip
+    # signs: 1.2's loss, 3.4's and 5.3's margins, 7.3's leaf
+    for ex_id in ("1.2", "7.3"):
+        ex = s(int(ex_id.split(".")[0]))[ex_id]
+        assert "the sign" in ex.check(-ex.answer).slip, ex_id
+    assert s(3)["3.4"].check(0.5 - 0.3 * 1.5).slip.startswith("the sign")  # ŷ − η·w*
+    assert s(5)["5.3"].check(0.4 - 0.3 * 0.7).slip.startswith("the sign")
+
+
+def test_epoch_2_slips_on_lesson_7s_sheet():
+    """7.4 (row 1's ep_2_prob): a stale p from epoch 1 was told "η applied twice", a start
+    from F₀ "η missing"."""
+    import numpy as np
+
+    X, y = tg.datasets.troll2_xy()
+    gbdt = tg.BoostingClassifier(algorithm="gbdt", n_estimators=2, learning_rate=0.8,
+                                 max_depth=2).fit(X, y)  # fmt: skip
+    ep = gbdt.trace_.epochs()
+    alone = (ep["ep_2_leaf_index"] == ep.at[1, "ep_2_leaf_index"]).sum()
+    assert alone == 1  # row 1 has tree 2's leaf to itself: its stale leaf is (1 − ⅔)/(⅔·⅓)
+    stale = 1 / (1 + np.exp(-(ep.at[1, "ep_1_pre"] + 0.8 * (1 / 3) / (2 / 9))))
+    from_f0 = 1 / (1 + np.exp(-(np.log(2) + 0.8 * ep.at[1, "ep_2_leaf_output"])))
+    ex = tg.exercises.sheet(7)["7.4"]
+    assert "ep_1_prob" in ex.check(stale).slip
+    assert ex.check(from_f0).slip.startswith("started from F₀")
+
+
+def _numbers(text):
+    import re
+
+    return {float(t.replace("−", "-")) for t in re.findall(r"(?<![\w.])[-−]?\d+(?:\.\d+)?", text)}
+
+
+@pytest.mark.parametrize("lesson", ALL_LESSONS)
+def test_the_not_answered_line_repeats_only_the_prompt(lesson):
+    """Unanswered, a check repeats the exercise's question; it names no number the prompt
+    does not (5.2 printed γ = 0.5, 10.1 the bin sums, 11.3 G and H: what the student is to
+    work out)."""
+    for student in (None, "ada"):
+        for ex in tg.exercises.sheet(lesson, student=student):
+            if ex.kind == "number":
+                said = str(ex.check(None))
+                assert "not answered yet" in said
+                extra = _numbers(said) - _numbers(ex.prompt)
+                assert not extra, (ex.id, extra, said)
+
+
+def test_keys_print_rounded_values():
+    from teachgbt.teach.exercises import rounded
+
+    assert rounded(1.6653345369377348e-16) == "0" and rounded(-0.7499999999999998) == "-0.75"
+    assert rounded(27.599970000000003) == "27.6" and rounded(0.0579200000001) == "0.05792"
+    assert rounded(1234567.8) == "1234570" and rounded(-0.000123456789) == "-0.000123457"
+
+
+def test_every_numeric_prompt_states_its_tolerance():
+    for lesson in ALL_LESSONS:
+        for ex in tg.exercises.sheet(lesson, student="bob"):
+            if ex.kind == "number":
+                assert "3 significant digits: right within 1%" in ex.prompt
+                assert f"±{tg.check.FLOOR:g}" in ex.prompt

@@ -29,9 +29,9 @@ def test_hand_made_trees_draw_rules_and_scores_only():
     t1 = tg.Tree.from_rules(TREE_1, feature_names=NAMES)
     dot = t1.to_dot()
     assert '0 [label="#0  age < 15"] ;' in dot
-    assert '3 [label="leaf 3\\nscore = 2"' in dot
+    assert '4 [label="leaf 4\\nscore = 2"' in dot
     assert "G =" not in dot and "missing" not in dot and "nan" not in dot
-    assert "leaf 4  |  score = -1" in str(t1)
+    assert "leaf 2  |  score = -1" in str(t1)
     ax = t1.plot()
     assert ax is not None
 
@@ -64,3 +64,21 @@ def test_the_family_dataset_holds_the_tutorials_boy_and_grandpa():
     t2 = tg.Tree.from_rules(TREE_2, feature_names=NAMES)
     total = pd.Series(t1.predict(family) + t2.predict(family), index=family.index)
     assert total["boy"] == pytest.approx(2.9) and total["grandpa"] == pytest.approx(-1.9)
+
+
+def test_nodes_are_numbered_as_a_trained_tree_numbers_them():
+    """Level by level: the root 0, its children 1 (yes) and 2 (no), then the next level."""
+    family = tg.datasets.family().iloc[:5]
+    t1 = tg.Tree.from_rules(TREE_1, feature_names=NAMES)
+    trained = tg.BoostingRegressor(
+        n_estimators=1, max_depth=2, learning_rate=1, reg_lambda=0, min_child_weight=0,
+        base_score=0,
+    ).fit(family, t1.predict(family))  # fmt: skip
+    tree = trained.trees_[0]
+    assert list(t1.to_frame()["is_leaf"]) == list(tree.to_frame()["is_leaf"])
+    assert list(t1.apply(family)) == list(tree.apply(family)) == [4, 3, 2, 2, 2]
+    deep = tg.Tree.from_rules(("b < 1", ("a < 2.5", 1, ("a < 1", 5, 6)), ("b < 3", 3, 4)))
+    assert list(deep.left) == [1, 3, 5, -1, 7, -1, -1, -1, -1]
+    assert list(deep.value[[3, 5, 6, 7, 8]]) == [1, 3, 4, 5, 6]
+    X = np.array([[0.0, 3.0], [0.0, 0.5], [5.0, 0.0], [2.0, 0.0]])
+    assert list(deep.predict(X)) == [6, 1, 4, 3]

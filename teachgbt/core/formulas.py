@@ -13,12 +13,14 @@ Names follow seed 000 (XGBoost's "Introduction to Boosted Trees"):
     reg_alpha     α, the L1 penalty on leaf weights (XGBoost's extension)
     gamma         γ, the price of one more leaf
 
-γ here is seed 000's: ``split_gain`` is ½[…] − γ. The estimators' ``gamma``
-is XGBoost's (a split stays when ``loss_chg`` ≥ gamma, no ½), so seed 000's
-γ is ``gamma / 2``, and the gain a trained tree records is
-``tree_gain(loss_chg, gamma)`` = ½(loss_chg − gamma). Seed 002 writes the
-square loss as (y − ŷ)², which doubles g, h and λ: its ½[…] is ``loss_chg``
-and its γ is the estimators' ``gamma``.
+γ and λ here are the tutorials': ``split_gain`` is ½[…] − γ. The estimators'
+``gamma`` is XGBoost's (a split stays when ``loss_chg`` ≥ gamma, no ½). Which
+tutorial γ and λ a model's settings are is decided by the loss, not by the
+seed: with XGBoost's ½(y − ŷ)² (g = ŷ − y, h = 1) or the logistic loss, γ is
+``gamma / 2`` and λ is ``reg_lambda``, and the gain a trained tree records is
+``tree_gain(loss_chg, gamma)`` = ½(loss_chg − gamma); with the (y − ŷ)² that
+seeds 000 and 002 write (g = 2(ŷ − y), h = 2), g, h and λ double, ½[…] is
+``loss_chg``, and γ is ``gamma`` with λ = 2·``reg_lambda``.
 
 Where XGBoost's arithmetic differs from the clean math (the leaf score once
 ``max_delta_step`` is set, a leaf lighter than ``min_child_weight``), these
@@ -141,9 +143,10 @@ def split_gain(
     the score of the new left leaf, plus the new right leaf, minus the leaf we
     would keep without splitting, less the price γ of the extra leaf.
 
-    γ is seed 000's. For a model's ``gamma`` (XGBoost's, compared with
-    ``loss_chg``, no ½) pass ``gamma / 2``: the gain is then ½(loss_chg − gamma),
-    the ``gain`` a trained tree records (see :func:`tree_gain`).
+    γ and λ are the tutorial's. For a model trained with XGBoost's ½(y − ŷ)² or the
+    logistic loss, pass its ``gamma / 2`` and ``reg_lambda``: the gain is then
+    ½(loss_chg − gamma), the ``gain`` a trained tree records (see :func:`tree_gain`).
+    With the (y − ŷ)² loss (g and h doubled) pass ``gamma`` and 2·``reg_lambda``.
     """
     bracket = loss_chg(G_L, H_L, G_R, H_R, reg_lambda, reg_alpha, max_delta_step, min_child_weight)
     return _scalar(0.5 * np.asarray(bracket, dtype=np.float64) - gamma)
@@ -154,8 +157,9 @@ def tree_gain(loss_chg, gamma):
 
         Gain = ½ (loss_chg − gamma)
 
-    (seed 000's γ is ``gamma / 2``). Its sign is what ``gamma`` decides: a split
-    stays when loss_chg ≥ gamma, that is when Gain ≥ 0.
+    (with XGBoost's ½-loss or the logistic loss, the tutorial's γ is ``gamma / 2``).
+    Its sign is what ``gamma`` decides: a split stays when loss_chg ≥ gamma, that is
+    when Gain ≥ 0.
     """
     return _scalar(0.5 * (np.asarray(loss_chg, dtype=np.float64) - gamma))
 
@@ -166,8 +170,9 @@ def structure_score(G, H, reg_lambda=1.0, gamma=0.0, reg_alpha=0.0):
         Obj* = −½ Σ_j G_j² / (H_j + λ) + γ·T
 
     G and H hold one entry per leaf; T is the number of leaves. The smaller
-    the score, the better the tree structure. γ is seed 000's (a model's
-    ``gamma`` / 2; see the module docstring).
+    the score, the better the tree structure. γ and λ are the tutorial's, which the
+    loss decides (a model's ``gamma / 2`` with XGBoost's ½-loss or the logistic
+    loss; see the module docstring).
     """
     G = np.atleast_1d(np.asarray(G, dtype=np.float64))
     H = np.atleast_1d(np.asarray(H, dtype=np.float64))

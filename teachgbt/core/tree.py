@@ -1,14 +1,15 @@
 """A fitted regression tree as flat node arrays (as scikit-learn and XGBoost store them).
 
-Node 0 is the root. For node ``i``: ``feature[i]`` and ``threshold[i]`` give
+Node 0 is the root, and nodes are numbered level by level (the root's children 1 and 2,
+then the next level from left to right). For node ``i``: ``feature[i]`` and ``threshold[i]`` give
 the rule ``x[feature] < threshold`` (true goes to ``left[i]``; ``≤`` for trees imported
 from a library that compares so, see ``teachgbt.core.routing``), a missing value
 goes left when ``default_left[i]``; leaves have ``feature == -1``. Every node
 keeps the statistics it was grown from: ``n``, ``G``, ``H``, the optimal weight
 ``weight`` (w*), ``value`` (η·w*, what a leaf adds to the margin), and for
-split nodes ``gain`` (seed 000's ½[...] − γ with γ = gamma/2, i.e. ½(loss_chg −
-gamma): its sign says what the model's gamma decided) and ``loss_chg`` (XGBoost's
-number for the same split).
+split nodes ``gain`` (½(loss_chg − gamma): the tutorials' ½[...] − γ for the model's own
+g and h, with γ = gamma/2 under XGBoost's ½-loss or the logistic loss; its sign says what
+the model's gamma decided) and ``loss_chg`` (XGBoost's number for the same split).
 
 Features are compared as the tree's library compares them (``tree.rule``, one of
 ``teachgbt.core.routing.RULES``): teachgbt's own trees and XGBoost's in float32, as XGBoost
@@ -367,15 +368,16 @@ class Tree:
             tree.draw()       # the rules and the leaf scores
 
         ``feature_names`` fixes the column order of the X the tree reads (default: the
-        features in the order the rules first name them). The tree has no training
-        statistics: ``n`` is 0 and ``G``, ``H``, ``gain``, ``loss_chg`` are NaN; a leaf's
-        ``weight`` and ``value`` are its score, as with learning rate 1.
+        features in the order the rules first name them). Nodes are numbered as trained
+        trees number them, level by level: the root 0, its children 1 (yes) and 2 (no), then
+        the next level from left to right. The tree has no training statistics: ``n`` is 0
+        and ``G``, ``H``, ``gain``, ``loss_chg`` are NaN; a leaf's ``weight`` and ``value``
+        are its score, as with learning rate 1.
         """
         names = list(feature_names) if feature_names is not None else []
         fixed = feature_names is not None
-        b = TreeBuilder()
 
-        def add(node, parent, depth):
+        def parse(node):  # reading order: the features are named as the rules name them
             if isinstance(node, tuple):
                 if len(node) != 3 or not isinstance(node[0], str):
                     raise ValueError(
@@ -384,21 +386,32 @@ class Tree:
                 m = _RULE.match(node[0])
                 if m is None:
                     raise ValueError(f'a rule reads "feature < threshold"; got {node[0]!r}')
-                name, threshold = m.group(1), float(m.group(2))
+                name = m.group(1)
                 if name not in names:
                     if fixed:
                         raise ValueError(f"unknown feature {name!r}; feature_names are {names}")
                     names.append(name)
-                i = b.add_node(parent, depth, 0, np.nan, np.nan, np.nan, np.nan)
-                left = add(node[1], i, depth + 1)
-                right = add(node[2], i, depth + 1)
-                b.split(i, names.index(name), threshold, True, left, right, np.nan, np.nan)
-                return i
+                return (names.index(name), float(m.group(2)), parse(node[1]), parse(node[2]))
             if isinstance(node, bool) or not isinstance(node, (int, float, np.number)):
                 raise ValueError(f"a leaf is a number (its score); got {node!r}")
-            return b.add_node(parent, depth, 0, np.nan, np.nan, float(node), float(node))
+            return float(node)
 
-        add(rules, -1, 0)
+        b = TreeBuilder()
+        level, splits = [(parse(rules), -1, 0)], []
+        while level:  # level by level, as the trainers grow and number their trees
+            below = []
+            for node, parent, depth in level:
+                if isinstance(node, tuple):
+                    i = b.add_node(parent, depth, 0, np.nan, np.nan, np.nan, np.nan)
+                    splits.append((i, node[0], node[1]))
+                    below += [(node[2], i, depth + 1), (node[3], i, depth + 1)]
+                else:
+                    b.add_node(parent, depth, 0, np.nan, np.nan, node, node)
+            level = below
+        parents = np.asarray(b.cols["parent"])
+        for i, feature, threshold in splits:
+            yes, no = np.flatnonzero(parents == i)
+            b.split(i, feature, threshold, True, int(yes), int(no), np.nan, np.nan)
         return b.build(len(names), names, 1.0)
 
     def to_dict(self, category_names=True):

@@ -186,7 +186,7 @@ def legend_lines(tree, opts):
     if want & {"n", "G", "H"}:
         parts = []
         if "n" in want and (tree.n >= 0).any():
-            parts.append("n rows")
+            parts.append("n = how many")
         if "G" in want:
             parts.append("G = −Σ residual" if gbdt else "G = Σg")
         if "H" in want:
@@ -194,7 +194,7 @@ def legend_lines(tree, opts):
                 parts.append("H = Σ p(1−p)" if "p(1-p)_sum" in tree.extra else "H = Σ weights")
             else:
                 parts.append("H = Σh (XGBoost's cover)")
-        out.append(", ".join(parts) + " of the rows reaching a node")
+        out.append("for the rows reaching a node: " + ", ".join(parts))
     splits = tree.feature >= 0
     if want & _SPLIT_ONLY and splits.any():
         parts = []

@@ -12,11 +12,18 @@ slip it is nearest to (the gain without its ½, λ forgotten, y − p for p − 
 hint, but neither the right value nor the worked solution: the learner tries again.
 ``reveal=True`` on the same call (every checker takes it) shows both.
 
-Answers worked by hand with two decimals are accepted: the tolerance is the
-larger of 0.01, 1 % of the exact value, and how far a careful two-decimal
-calculation (every intermediate rounded to two decimals) can drift from the
-exact value, but never so wide that a named slip would pass. Pass ``tol=`` to choose it
-yourself. ``choice`` marks the lessons' "why" questions (a letter) the same way.
+An answer is right within 1 % of the exact value (so 3 significant digits always are, and
+3 % off never is), and never closer than ±0.0001: that floor is what a value near 0 is
+judged by. A tolerance never reaches a named slip. Pass ``tol=`` to choose it yourself.
+Where the sign is the point (a negative gain: the split is pruned) an answer of the other
+sign is wrong however close. ``choice`` marks the lessons' "why" questions (a letter) the
+same way. An exercise sheet poses its checks with ``asked``: its own question line, slips
+and notes.
+
+γ and λ follow the loss, not the seed: with XGBoost's ½(y − ŷ)² (g = ŷ − y, h = 1) or the
+logistic loss the tutorials' γ is the model's ``gamma / 2`` and their λ is ``reg_lambda``;
+with the tutorials' own (y − ŷ)² (g = 2(ŷ − y), h = 2) their γ is ``gamma`` and their λ is
+2·``reg_lambda``. The checkers take the tutorials' γ and λ.
 
 With the environment variable ``TEACHGBT_CHECK_STRICT=1`` (the lesson tests set it) a
 missing or wrong answer raises ``CheckFailed`` and an accepted one is reported on stderr
@@ -34,20 +41,20 @@ from ... import explain
 from ...core import formulas
 from ...core.losses import sigmoid
 from ._core import (
+    FLOOR,
+    RELATIVE,
     STRICT_ENV,
     CheckFailed,
     CheckResult,
     ChoiceResult,
+    asked,
     bracket,
     div,
     fmt,
     fmt_list,
-    hand_leaf,
-    hand_score,
     margins,
     quietly,
     result,
-    round2,
     softmax_gradient,
     strict,
     worked,
@@ -59,7 +66,10 @@ __all__ = [
     "CheckResult",
     "CheckFailed",
     "STRICT_ENV",
+    "RELATIVE",
+    "FLOOR",
     "quietly",
+    "asked",
     "leaf_weight",
     "split_gain",
     "structure_score",
@@ -89,10 +99,15 @@ def leaf_weight(answer, G, H, reg_lambda=1.0, reg_alpha=0.0, tol=None, precision
     slips = [
         (div(-Ga, H), "λ is missing from the denominator: w* = −G/(H + λ)."),
         (div(Ga, H + reg_lambda), "the sign: w* = −G/(H+λ), so a negative G gives w* > 0."),
-        (div(-G, H + reg_lambda), "α is missing: with reg_alpha, |G| first shrinks by α."),
     ]
-    hand = hand_leaf(G, H, reg_lambda, reg_alpha)
-    return result("w*", answer, sol.value, hand, tol, sol, q, slips, reveal=reveal)
+    if reg_alpha:
+        grown = math.copysign(abs(G) + reg_alpha, G)
+        slips += [
+            (div(-G, H + reg_lambda), "α is missing: with reg_alpha, |G| first shrinks by α."),
+            (div(-grown, H + reg_lambda), "α added to |G|: the L1 term shrinks |G| by α (the "
+             "soft threshold), it never grows it."),
+        ]  # fmt: skip
+    return result("w*", answer, sol.value, tol, sol, q, slips, reveal=reveal)
 
 
 def split_gain(
@@ -100,18 +115,12 @@ def split_gain(
 ):
     """Check Gain = ½[G_L²/(H_L+λ) + G_R²/(H_R+λ) − (G_L+G_R)²/(H_L+H_R+λ)] − γ (seed 000).
 
-    ``gamma`` is seed 000's γ: for a model's ``gamma`` pass ``gamma / 2``."""
+    ``gamma`` and ``reg_lambda`` are the tutorial's γ and λ, which the loss decides: for a
+    model with XGBoost's ½(y − ŷ)² or the logistic loss (g = ŷ − y or p − y) pass the
+    model's ``gamma / 2`` and its ``reg_lambda``; for the tutorials' (y − ŷ)² (g = 2(ŷ − y),
+    h = 2) pass ``gamma`` and 2·``reg_lambda``. The sign is checked: a negative gain is a
+    split that pruning removes."""
     sol = explain.split_gain_steps(G_L, H_L, G_R, H_R, reg_lambda, gamma, precision)
-    G, H = round2(G_L) + round2(G_R), round2(H_L) + round2(H_R)
-    hand = (
-        0.5
-        * (
-            hand_score(G_L, H_L, reg_lambda)
-            + hand_score(G_R, H_R, reg_lambda)
-            - hand_score(G, H, reg_lambda)
-        )
-        - gamma
-    )
     bracket = float(formulas.loss_chg(G_L, H_L, G_R, H_R, reg_lambda))
     no_lam = float(formulas.loss_chg(G_L, H_L, G_R, H_R, 1e-300))
     q = (
@@ -120,24 +129,31 @@ def split_gain(
         f"γ = {fmt(gamma)}"
     )
     half = "the bracket without its ½: that is XGBoost's loss_chg; the tutorial's Gain is ½[…] − γ."
+    pruned = ("the sign: this gain is negative, the loss the split saves is less than its "
+              "price (λ shrinks what the leaves save, γ is paid per leaf), so pruning removes "
+              "the split." if sol.value < 0 else
+              "the sign: this split saves more than it costs, its gain is positive.")  # fmt: skip
     slips = [
-        (bracket, half),
         (bracket - gamma, half),
         (0.5 * no_lam - gamma, "λ is missing: every denominator is H + λ."),
-        (0.5 * bracket, "γ is missing: the Gain pays γ for the extra leaf."),
-        (0.5 * bracket - 2 * gamma, "γ subtracted twice: seed 000's γ is the model's gamma / 2."),
+        (-sol.value, pruned),
     ]
-    return result("gain", answer, sol.value, hand, tol, sol, q, slips, reveal=reveal)
+    if gamma:
+        slips += [
+            (bracket, half),
+            (0.5 * bracket, "γ is missing: the Gain pays γ for the extra leaf."),
+            (0.5 * bracket - 2 * gamma, "XGBoost's gamma subtracted whole: with its ½-loss "
+             "(g = ŷ − y, h = 1) or the logistic loss the tutorial's γ is gamma / 2."),
+            (bracket - 2 * gamma, "that is XGBoost's loss_chg − gamma, with no ½: the "
+             "tutorial's Gain is half of it, ½(loss_chg − gamma)."),
+        ]  # fmt: skip
+    return result("gain", answer, sol.value, tol, sol, q, slips, reveal=reveal, signed=True)
 
 
 def structure_score(answer, G, H, reg_lambda=1.0, gamma=0.0, tol=None, precision=3, reveal=False):
     """Check Obj* = −½ Σ_j G_j²/(H_j+λ) + γT over the leaves (seed 000)."""
     sol = explain.structure_score_steps(G, H, reg_lambda, gamma, precision)
     Gs, Hs = np.atleast_1d(G), np.atleast_1d(H)
-    hand = -0.5 * sum(hand_score(g, h, reg_lambda) for g, h in zip(Gs, Hs)) + gamma * Gs.size
-    # T terms of hand rounding add up: widen with the number of leaves
-    exact = sol.value
-    hand_err = abs(hand - exact) + 0.005 * Gs.size
     terms = float(np.sum(formulas.leaf_score(Gs, Hs, reg_lambda)))
     no_lam = float(np.sum(Gs.astype(float) ** 2 / Hs.astype(float)))
     T = gamma * Gs.size
@@ -152,7 +168,7 @@ def structure_score(answer, G, H, reg_lambda=1.0, gamma=0.0, tol=None, precision
         (0.5 * terms + T, "the sign: Obj* = −½ Σ …, lower is better."),
         (-0.5 * terms, "γT is missing: each of the T leaves costs γ."),
     ]  # fmt: skip
-    return result("Obj*", answer, exact, exact + hand_err, tol, sol, q, slips, reveal=reveal)
+    return result("Obj*", answer, sol.value, tol, sol, q, slips, reveal=reveal)
 
 
 def loss(answer, y, y_hat, kind="square", tol=None, reveal=False):
@@ -175,14 +191,16 @@ def loss(answer, y, y_hat, kind="square", tol=None, reveal=False):
             (terms.sum() / math.log(10), "that is log base 10; the tutorial's ln is natural."),
             (swapped.sum(), "y and 1 − y swapped: y = 1 pays ln(1 + e^−ŷ)."),
             (terms.mean(), "that is the mean; the tutorial's L sums over the instances."),
-        ]
+            (-terms.sum(), "the sign: a loss is never negative; each term ln(1 + e^…) is "
+             "above 0."),
+        ]  # fmt: skip
     else:
         raise ValueError(f'kind must be "square" or "logistic"; got {kind!r}')
     exact = float(terms.sum())
     each = " + ".join(fmt(v) for v in terms)
     sol = worked(f"{kind} loss (seed 000)", [("L", formula), ("", each), ("", fmt(exact))], exact)
     q = f"work out L = {formula} for y = {fmt_list(y)}, ŷ = {fmt_list(yh)}"
-    return result("L", answer, exact, exact, tol, sol, q, slips, reveal=reveal)
+    return result("L", answer, exact, tol, sol, q, slips, reveal=reveal)
 
 
 def complexity(answer, w, reg_lambda=1.0, gamma=0.0, tol=None, reveal=False):
@@ -204,27 +222,56 @@ def complexity(answer, w, reg_lambda=1.0, gamma=0.0, tol=None, reveal=False):
         (0.5 * reg_lambda * sq, "γT is missing: every leaf costs γ."),
         (gamma * T + 0.5 * reg_lambda * np.abs(w).sum(), "the weights are to be squared."),
     ]
-    return result("Ω", answer, exact, exact, tol, sol, q, slips, reveal=reveal)
+    return result("Ω", answer, exact, tol, sol, q, slips, reveal=reveal)
 
 
-def prediction(answer, trees, x, base_score=0.0, tol=None, reveal=False):
+def prediction(answer, trees, x, base_score=0.0, link=None, tol=None, reveal=False):
     """Check ŷ = base_score + Σ_k f_k(x) for one instance ``x`` (a one-row DataFrame or a
-    1-D array in the trees' feature order) and a list of ``tg.Tree`` (seed 000)."""
+    1-D array in the trees' feature order) and a list of ``tg.Tree`` (seed 000): each tree
+    adds the value of the leaf x reaches (η·w* for a trained tree). With
+    ``link="logistic"`` the answer is a binary classifier's probability σ(ŷ), and
+    ``base_score`` its starting log-odds F₀."""
+    if link not in (None, "logistic"):
+        raise ValueError(f'link must be None or "logistic"; got {link!r}')
     X = x if hasattr(x, "columns") else np.atleast_2d(np.asarray(x, float))
-    scores = [float(t.predict(X)[0]) for t in trees]
-    exact = base_score + sum(scores)
+    leaves = [int(t.apply(X)[0]) for t in trees]
+    scores = [float(t.value[j]) for t, j in zip(trees, leaves)]
+    unshrunk = base_score + sum(float(t.weight[j]) for t, j in zip(trees, leaves))
+    margin = base_score + sum(scores)
     each = " + ".join(bracket(v, 3) for v in scores)
-    sol = worked(
-        "an ensemble's prediction: the scores add (seed 000)",
-        [("ŷ", "base_score + Σ_k f_k(x)"), ("", f"{fmt(base_score)} + {each}"), ("", fmt(exact))],
-        exact,
-    )
+    lines = [("ŷ", "base_score + Σ_k f_k(x)")]
+    for k, (t, j, v) in enumerate(zip(trees, leaves, scores), 1):
+        step = (
+            ""
+            if t.weight[j] == v
+            else f"η·w* = {fmt(t.learning_rate)} × {bracket(t.weight[j], 3)} = "
+        )
+        lines.append((f"f_{k}(x)", f"leaf {j} of tree {k}: {step}{fmt(v)}"))
+    lines += [("ŷ", f"{fmt(base_score)} + {each}"), ("", fmt(margin))]
+    no_eta = "the learning rate is missing: a tree adds its leaf's value η·w*, not w*."
+    if link is None:
+        exact, what = margin, "ŷ"
+        slips = [
+            (base_score + scores[0], "that is the first tree alone; every tree adds its score."),
+            (base_score + np.mean(scores), "that is the average; the tutorial's ensemble adds."),
+            (unshrunk, no_eta),
+        ]
+    else:
+        exact, what = float(sigmoid(margin)), "p"
+        lines += [("p", f"σ(ŷ) = 1 / (1 + e^−{bracket(margin, 3)})"), ("", fmt(exact))]
+        slips = [
+            (margin, "that is the log-odds ŷ; the probability is σ(ŷ) = 1 / (1 + e^−ŷ)."),
+            (float(sigmoid(unshrunk)), no_eta),
+            (float(sigmoid(sum(scores))), "F₀ is missing: the log-odds start at the base "
+             "score F₀, then every tree adds its leaf's value."),
+            (float(sigmoid(base_score + scores[0])), "that is after the first tree alone; "
+             "every tree adds its leaf's value."),
+        ]  # fmt: skip
+    title = "an ensemble's prediction: the scores add (seed 000)"
+    notes = ["a leaf's value is a step in log-odds; σ of the whole sum is the probability"]
+    sol = worked(title, lines, exact, notes if link else [])
     q = f"work out ŷ = Σ_k f_k(x) over the {len(trees)} trees for this instance"
-    slips = [
-        (base_score + scores[0], "that is the first tree alone; every tree adds its score."),
-        (base_score + np.mean(scores), "that is the average; the tutorial's ensemble adds."),
-    ]
-    return result("ŷ", answer, exact, exact, tol, sol, q, slips, reveal=reveal)
+    return result(what, answer, exact, tol, sol, q, slips, reveal=reveal)
 
 
 def gradient(answer, y, margin, loss="squared", order=1, tol=None, class_=None, reveal=False):
@@ -266,7 +313,7 @@ def gradient(answer, y, margin, loss="squared", order=1, tol=None, class_=None, 
     what = "g" if order == 1 else "h"
     sol = worked(f"{what} for the {loss} loss", [(what, line), ("", fmt(exact))], exact)
     q = f"work out {what} of the {loss} loss for y = {fmt(y)} at the margin ŷ = {fmt(m)}"
-    return result(what, answer, exact, exact, tol, sol, q, slips, reveal=reveal)
+    return result(what, answer, exact, tol, sol, q, slips, reveal=reveal)
 
 
 def softmax_probability(answer, margin, class_, tol=None, reveal=False):
@@ -290,7 +337,7 @@ def softmax_probability(answer, margin, class_, tol=None, reveal=False):
         (div(F[k], F.sum()), "the margins are exponentiated first: e^F_k / Σ e^F_j."),
         (1.0 / F.size, "1/K is the probability when all margins are equal; they are not."),
     ]
-    return result(f"p_{k}", answer, exact, exact, tol, sol, q, slips, reveal=reveal)
+    return result(f"p_{k}", answer, exact, tol, sol, q, slips, reveal=reveal)
 
 
 def margin_update(answer, margin, weight, learning_rate, tol=None, reveal=False):
@@ -312,8 +359,10 @@ def margin_update(answer, margin, weight, learning_rate, tol=None, reveal=False)
         (m + eta * eta * w, "the learning rate applied twice: η·w* already holds η."),
         (m + w, "the learning rate is missing: the tree adds η·w*, not w*."),
         (eta * (m + w), "η multiplies the new tree only, not the margin so far."),
-    ]
-    return result("ŷ⁽ᵗ⁾", answer, exact, exact, tol, sol, q, slips, reveal=reveal)
+        (m - eta * w, "the sign: the tree adds η·w* to the margin (w* = −G/(H+λ) already "
+         "holds the minus)."),
+    ]  # fmt: skip
+    return result("ŷ⁽ᵗ⁾", answer, exact, tol, sol, q, slips, reveal=reveal)
 
 
 def vote_error(answer, p, n_voters, tol=None, reveal=False):
@@ -353,8 +402,11 @@ def vote_error(answer, p, n_voters, tol=None, reveal=False):
         (1 - exact, "that is the probability the majority is right."),
         (sum(p**k * (1 - p) ** (n - k) for k in range(first, n + 1)),
          "each term needs C(n, k), the number of ways to pick the k wrong voters."),
+        (100 * exact, "that is a percentage; give the probability as a fraction, from 0 to 1."),
+        (terms[0], f"only one term: the majority is wrong for every k from {first} to {n}; "
+         "add all their terms."),
     ]  # fmt: skip
-    return result("P(majority wrong)", answer, exact, exact, tol, sol, q, slips, reveal=reveal)
+    return result("P(majority wrong)", answer, exact, tol, sol, q, slips, reveal=reveal)
 
 
 def contribution(
@@ -423,7 +475,7 @@ def contribution(
         (-exact, "the sign: a contribution is (value with the feature known) − (without)."),
         (leaf_minus_bias, "that is the whole tree's change, leaf − E[tree]; share it out."),
     ]  # fmt: skip
-    return result("φ", answer, exact, exact, tol, sol, q, slips, reveal=reveal)
+    return result("φ", answer, exact, tol, sol, q, slips, reveal=reveal)
 
 
 def recovered(
@@ -433,7 +485,8 @@ def recovered(
     """Check a tutorial number recovered from what another library stores:
     ``what="weight"``: w* = value / η (a stored leaf value is η·w*); ``"G"``: G = −w*(H + λ)
     (from w* = −G/(H+λ), H = the cover); ``"gain"``: seed 000's gain = ½(loss_chg − gamma)
-    (XGBoost's gain is loss_chg: no ½, γ not subtracted; its ``gamma`` is twice seed 000's γ)."""
+    (XGBoost's gain is loss_chg: no ½, γ not subtracted; with its ½-loss (g = ŷ − y, h = 1)
+    or the logistic loss the tutorial's γ is ``gamma / 2``)."""
     need = {"weight": dict(value=value, learning_rate=learning_rate),
             "G": dict(weight=weight, H=H, reg_lambda=reg_lambda),
             "gain": dict(loss_chg=loss_chg, gamma=gamma)}  # fmt: skip
@@ -458,17 +511,17 @@ def recovered(
     else:
         lc, g = float(loss_chg), float(gamma)
         exact = 0.5 * (lc - g)
-        lines = [("gain", "½(loss_chg − gamma): seed 000's γ is gamma / 2")]
+        lines = [("gain", "½(loss_chg − gamma): with XGBoost's ½-loss, γ = gamma / 2")]
         lines += [("", f"½({fmt(lc)} − {fmt(g)})")]
         slips = [(lc - g, "the ½ is missing: seed 000's Gain is ½[…] − γ."),
                  (0.5 * lc, "γ is missing: the gain pays for the extra leaf."),
-                 (0.5 * lc - g, "γ subtracted whole: seed 000's γ is gamma / 2."),
+                 (0.5 * lc - g, "XGBoost's gamma subtracted whole: with its ½-loss (g = ŷ − y, "
+                  "h = 1) or the logistic loss the tutorial's γ is gamma / 2."),
                  (lc, "that is XGBoost's gain as stored; seed 000's is ½(… − gamma).")]  # fmt: skip
     sol = worked(f"{what} recovered from a stored model", lines + [("", fmt(exact))], exact)
     q = f"recover {what} from the numbers a model file stores"
-    return result(
-        "w*" if what == "weight" else what, answer, exact, exact, tol, sol, q, slips, reveal=reveal
-    )
+    name = "w*" if what == "weight" else what
+    return result(name, answer, exact, tol, sol, q, slips, reveal=reveal, signed=what == "gain")
 
 
 def epoch(answer, model, column, row, tol=None, precision=3, reveal=False):

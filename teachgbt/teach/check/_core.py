@@ -27,10 +27,15 @@ from ...explain import tex_text as _inside_text
 STRICT_ENV = "TEACHGBT_CHECK_STRICT"
 # A named slip more than this (relative) from the exact value is a different answer
 SAME_VALUE = 1e-9
+# Answers within 1 % of the exact value are right (3 significant digits always are; 3 % off
+# never is), and never closer than the floor: an answer near 0 needs a yardstick of its own
+RELATIVE = 0.01
+FLOOR = 1e-4
 TRY_AGAIN = "Try again; pass reveal=True to the same call for the value and the worked solution."
 
 
 _QUIET = contextvars.ContextVar("teachgbt_check_quiet", default=False)
+_ASKED = contextvars.ContextVar("teachgbt_check_asked", default=None)
 
 
 @contextlib.contextmanager
@@ -41,6 +46,29 @@ def quietly():
         yield
     finally:
         _QUIET.reset(token)
+
+
+@dataclass(frozen=True)
+class Asked:
+    """How an exercise poses the checks made inside ``asked``: the question line an
+    unanswered check repeats (the exercise's own words, not the checker's, which would name
+    the numbers the exercise asks for), slips of its own as (value, message) pairs, notes
+    added to the worked solution, and the floor of the tolerance."""
+
+    question: str | None = None
+    slips: tuple = ()
+    notes: tuple = ()
+    floor: float | None = None
+
+
+@contextlib.contextmanager
+def asked(question=None, slips=(), notes=(), floor=None):
+    """The checks inside are an exercise's (see ``Asked``)."""
+    token = _ASKED.set(Asked(question, tuple(slips), tuple(notes), floor))
+    try:
+        yield
+    finally:
+        _ASKED.reset(token)
 
 
 class CheckFailed(AssertionError):
@@ -127,18 +155,14 @@ def number(answer):
     return answer
 
 
-def round2(x):
-    return round(float(x), 2)
-
-
-def tolerance(exact, hand, tol, slips=()):
-    """How far an answer may be from ``exact``: a hand calculation's drift, but never so far
-    that a named slip would pass as correct."""
+def tolerance(exact, tol, slips=(), floor=FLOOR):
+    """How far an answer may be from ``exact``: 1 % of it, at least ``floor``, but never so
+    far that a named slip would pass as correct."""
     if tol is not None:
         if not tol >= 0:
             raise ValueError(f"tol must be >= 0; got {tol!r}")
         return float(tol)
-    t = max(0.01, 0.01 * abs(exact), abs(hand - exact) + 0.005)
+    t = max(RELATIVE * abs(exact), floor)
     for value in slips:
         gap = abs(value - exact)
         if math.isfinite(gap) and gap > SAME_VALUE * max(1.0, abs(exact)):
@@ -147,17 +171,17 @@ def tolerance(exact, hand, tol, slips=()):
 
 
 def nearest_slip(answer, exact, t, slips):
-    """What the named slip closest to ``answer`` says, if the answer is near it (a slip worked
-    by hand, or rounded as the video rounds, drifts like a right answer, and more). The nearest
-    one is named, not the first within reach; slips that give the same number are all named:
-    the numbers cannot tell them apart."""
+    """What the named slip closest to ``answer`` says, if the answer is near it (a slip
+    written to 3 significant digits, or worked with rounded steps, drifts like a right
+    answer). The nearest one is named, not the first within reach; slips that give the same
+    number are all named: the numbers cannot tell them apart."""
     near = []
     for value, text in slips:
         value = float(value)
         if not math.isfinite(value) or abs(value - exact) <= SAME_VALUE * max(1.0, abs(exact)):
             continue
         d = abs(answer - value)
-        if d <= max(2 * t, 0.03 * abs(value)):
+        if d <= max(2 * t, 0.02 * abs(value)):
             near.append((d, value, text))
     if not near:
         return None
@@ -166,17 +190,27 @@ def nearest_slip(answer, exact, t, slips):
     return " Or: ".join(dict.fromkeys(same))
 
 
-def result(what, answer, exact, hand, tol, solution, question="", slips=(), hint="", reveal=False):
-    """The verdict; ``slips``: (value, message) pairs of the usual wrong answers."""
+def result(what, answer, exact, tol, solution, question="", slips=(), hint="", reveal=False,
+           signed=False):  # fmt: skip
+    """The verdict; ``slips``: (value, message) pairs of the usual wrong answers. With
+    ``signed`` the sign carries the meaning (a negative gain is a pruned split): an answer
+    of the other sign, or 0, is wrong however close."""
     exact = float(exact)
-    slips = [(float(v), m) for v, m in slips]
-    t = tolerance(exact, hand, tol, [v for v, _ in slips])
+    posed = _ASKED.get() or Asked()
+    slips = [(float(v), m) for v, m in list(slips) + list(posed.slips)]
+    floor = FLOOR if posed.floor is None else float(posed.floor)
+    t = tolerance(exact, tol, [v for v, _ in slips], floor)
+    question = posed.question or question
+    if posed.notes:
+        solution.notes = list(solution.notes) + list(posed.notes)
     hint = hint or default_hint(solution)
     if answer is None:
         res = CheckResult(what, None, exact, t, False, solution, question, hint=hint, reveal=reveal)
     else:
         answer = number(answer)
         ok = bool(abs(answer - exact) <= t)
+        if signed and exact != 0 and not answer * exact > 0:
+            ok = False
         res = CheckResult(what, answer, exact, t, ok, solution, question, hint=hint, reveal=reveal)
         if not ok:
             res.slip = nearest_slip(answer, exact, t, slips)
@@ -280,17 +314,6 @@ def worked(title, lines, value, notes=()):
     return Explanation(title, [line(a, b) for a, b in lines], float(value), list(notes), {})
 
 
-def hand_leaf(G, H, lam, alpha=0.0):
-    G = round2(np.sign(round2(G)) * max(abs(round2(G)) - alpha, 0.0))
-    d = round2(round2(H) + lam)
-    return round2(-G / d) if d > 0 else 0.0
-
-
-def hand_score(G, H, lam):
-    d = round2(round2(H) + lam)
-    return round2(round2(round2(G) ** 2) / d) if d > 0 else 0.0
-
-
 def margins(margin, class_):
     F = np.atleast_1d(np.asarray(margin, dtype=np.float64))
     if F.ndim != 1 or F.size < 2:
@@ -334,4 +357,4 @@ def softmax_gradient(answer, y, margin, order, tol, class_, reveal=False):
         f"work out {what} of class {k}'s tree for a row of class {int(y)} at the margins "
         f"F = {fmt_list(F)}"
     )
-    return result(what, answer, exact, exact, tol, sol, q, slips, reveal=reveal)
+    return result(what, answer, exact, tol, sol, q, slips, reveal=reveal)

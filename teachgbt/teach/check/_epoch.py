@@ -15,10 +15,8 @@ from ...explain import Explanation
 from ._core import (
     bracket,
     div,
-    hand_leaf,
     line,
     result,
-    round2,
     tex_text,
 )
 
@@ -28,6 +26,7 @@ AS_PROBABILITY = "that is a probability; ep_{k}_pre is the log-odds, log(p / (1 
 AS_LOG_ODDS = "that is the log-odds; the probability is σ(log-odds) = 1 / (1 + e^−log-odds)."
 LOG10 = "that is log base 10; the log-odds use the natural log, ln."
 ETA_ON_LEAF = "η applied to the leaf: the leaf output is before the learning rate."
+SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 
 def epoch(answer, model, column, row, tol=None, precision=3, reveal=False):
@@ -42,10 +41,9 @@ def epoch(answer, model, column, row, tol=None, precision=3, reveal=False):
         raise ValueError(f"row must be from 0 to {len(table) - 1}; got {row!r}")
     cell = _Cell(model, table, column, int(row), int(m.group(1)), precision)
     build = getattr(cell, m.group(2))
-    what, sol, hand, slips, hint, t = build()
+    what, sol, slips, hint, t = build()
     q = f"work out {column} of row {row} in the epoch table (model.trace_.epochs())"
-    return result(what, answer, cell.exact, hand, tol if t is None else t, sol, q, slips,
-                  hint, reveal)  # fmt: skip
+    return result(what, answer, cell.exact, tol if t is None else t, sol, q, slips, hint, reveal)
 
 
 class _Cell:
@@ -94,8 +92,7 @@ class _Cell:
                 (sigmoid(self.exact), AS_PROBABILITY.format(k=k)),
                 (prob + eta * out, "the step adds to the previous log-odds, not the probability."),
             ]
-        hand = round2(before) + eta * round2(out)
-        return self.column, self.explanation(lines), hand, slips, "", None
+        return self.column, self.explanation(lines), slips, "", None
 
     def start(self):
         base = float(self.model.base_score_)
@@ -110,7 +107,7 @@ class _Cell:
                     line("", self.r(self.exact)),
                 ]
                 slips = [(y.sum(), "that is the sum of y; F₀ is the mean, Σ y / n.")]
-            return "ep_0_pre", self.explanation(lines, notes), round2(self.exact), slips, "", None
+            return "ep_0_pre", self.explanation(lines, notes), slips, "", None
         odds = base / (1 - base)
         lines = [
             line("ep_0_pre", f"F₀ = log(odds) = log({self.r(base)} / (1 − {self.r(base)}))",
@@ -130,7 +127,7 @@ class _Cell:
             (odds, "that is the odds; F₀ is their logarithm, ln(odds)."),
             (sigmoid(base), "σ turns log-odds into a probability; F₀ goes back: log(p/(1 − p))."),
         ]  # fmt: skip
-        return "ep_0_pre", self.explanation(lines, notes), round2(self.exact), slips, "", None
+        return "ep_0_pre", self.explanation(lines, notes), slips, "", None
 
     def prob(self):
         k, pre = self.k, float(self.table.at[self.row, f"ep_{self.k}_pre"])
@@ -149,8 +146,29 @@ class _Cell:
                 (sigmoid(before + eta * eta * out), "the learning rate applied twice."),
                 (1 / (1 + 10.0 ** (-pre)), "σ uses e, not 10: 1 / (1 + e^−F)."),
             ]
-        hand = float(sigmoid(round2(pre)))
-        return self.column, self.explanation(lines), hand, slips, "", None
+        if k >= 2:
+            slips += self.stale(before, eta)
+        return self.column, self.explanation(lines), slips, "", None
+
+    def stale(self, before, eta):
+        """Epoch k's slips of a learner who reuses epoch k − 2's numbers: the leaf worked
+        with the old probabilities, or the step added to F₀."""
+        k, t = self.k, self.table
+        out = float(t.at[self.row, f"ep_{k}_leaf_output"])
+        f0 = float(t.at[self.row, "ep_0_pre"])
+        prev = f"F{k - 1}".translate(SUBSCRIPT)
+        slips = [(sigmoid(f0 + eta * out), f"started from F₀: epoch {k} adds η × its leaf "
+                  f"output to ep_{k - 1}_pre ({prev}), not to F₀.")]  # fmt: skip
+        if self.clf:
+            rows = (t[f"ep_{k}_leaf_index"] == t.at[self.row, f"ep_{k}_leaf_index"]).to_numpy()
+            y = self.y(k)[rows]
+            old = t[f"ep_{k - 2}_prob"].to_numpy()[rows]
+            lam = 0.0 if self.gbdt else self.model.params_.reg_lambda
+            w_old = div(np.sum(y - old), np.sum(old * (1 - old)) + lam)
+            slips.append((sigmoid(before + eta * w_old), f"the probabilities of an earlier epoch: "
+                          f"epoch {k}'s residuals and p(1 − p) use ep_{k - 1}_prob, the "
+                          f"probabilities after epoch {k - 1}, not ep_{k - 2}_prob."))  # fmt: skip
+        return slips
 
     def residual(self):
         k, t, row = self.k, self.table, self.row
@@ -174,14 +192,14 @@ class _Cell:
                 (y - round(pv, 1), VIDEO),
                 (y - pre, "the residual uses the probability p = σ(F), not the log-odds F."),
             ]
-        return self.column, self.explanation(lines, notes), y - round2(pv), slips, "", None
+        return self.column, self.explanation(lines, notes), slips, "", None
 
     def leaf_index(self):
         leaf_id = int(self.exact)
         ex = Explanation(self.title, [line(self.column, str(leaf_id))], float(leaf_id), [], {},
                          intro=[route(self.model.trees_[self.k - 1], leaf_id, self.k)])  # fmt: skip
         hint = f"follow the row from the root of tree {self.k}, one rule at a time."
-        return "leaf", ex, float(leaf_id), [], hint, 0.0
+        return "leaf", ex, [], hint, 0.0
 
     def leaf_output(self):
         k, t = self.k, self.table
@@ -196,8 +214,9 @@ class _Cell:
             sol = explain.leaf(self.model, k, leaf_id)
             sol.title = lead + sol.title
             prm = self.model.params_
-            hand = hand_leaf(tree.G[leaf_id], tree.H[leaf_id], prm.reg_lambda, prm.reg_alpha)
             slips += [
+                (-self.exact, "the sign: the leaf output is Σ(y − p) / Σ p(1 − p); rows with "
+                 "y = 0 pull it down, rows with y = 1 up."),
                 (res.sum(), "the denominator is missing: divide Σ residual by Σ p(1 − p)."),
                 (res.mean(), "that is the mean residual, a regressor's leaf; a classifier's "
                  "leaf divides Σ residual by Σ p(1 − p)."),
@@ -216,16 +235,14 @@ class _Cell:
                 self.exact, ["the squared error's best constant for the leaf's rows is their mean"],
                 {self.column: self.exact},
             )  # fmt: skip
-            hand = round2(sum(round2(v) for v in res)) / res.size
             slips += [
-                (res.sum(), "that is the sum of the residuals; the leaf output is their mean.")
+                (res.sum(), "that is the sum of the residuals; the leaf output is their mean."),
+                (-self.exact, "the sign: the residuals are y − F, observed minus predicted."),
             ]
         else:
             sol = explain.leaf(self.model, k, leaf_id)
             sol.title = lead + sol.title
-            prm = self.model.params_
-            hand = hand_leaf(tree.G[leaf_id], tree.H[leaf_id], prm.reg_lambda, prm.reg_alpha)
-        return self.column, sol, hand, slips, "", None
+        return self.column, sol, slips, "", None
 
 
 def model_y(model, k):

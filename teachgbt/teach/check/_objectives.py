@@ -78,7 +78,7 @@ def objective_gradient(answer, objective, y, margin, order=1, tol=None, reveal=F
     sol = worked(f"{what} of {objective}", [(what, formula), ("", filled), ("", fmt(exact))], exact)
     q = f"work out {what} of {objective} for y = {fmt(y)} at the margin ŷ = {fmt(m)}"
     q += "".join(f", {k} = {fmt(v)}" for k, v in params.items())
-    return result(what, answer, exact, exact, tol, sol, q, slips, reveal=reveal)
+    return result(what, answer, exact, tol, sol, q, slips, reveal=reveal)
 
 
 def refreshed_leaf(answer, residuals, learning_rate, quantile_alpha=0.5, tol=None, reveal=False):
@@ -104,7 +104,7 @@ def refreshed_leaf(answer, residuals, learning_rate, quantile_alpha=0.5, tol=Non
         f"work out the refreshed leaf value η·q for the residuals y − ŷ = {fmt_list(r)} of the "
         f"leaf's rows, α = {fmt(a)}, η = {fmt(eta)}"
     )
-    return result("η·q", answer, exact, exact, tol, sol, question, slips, reveal=reveal)
+    return result("η·q", answer, exact, tol, sol, question, slips, reveal=reveal)
 
 
 def clipped_leaf(answer, G, H, reg_lambda, max_delta_step, learning_rate, tol=None, reveal=False):
@@ -130,4 +130,4 @@ def clipped_leaf(answer, G, H, reg_lambda, max_delta_step, learning_rate, tol=No
         f"work out the leaf value η·w* for G = {fmt(G)}, H = {fmt(H)}, λ = {fmt(lam)}, "
         f"max_delta_step = {fmt(mds)}, η = {fmt(eta)}"
     )
-    return result("η·w*", answer, exact, exact, tol, sol, question, slips, reveal=reveal)
+    return result("η·w*", answer, exact, tol, sol, question, slips, reveal=reveal)

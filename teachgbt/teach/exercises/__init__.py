@@ -8,8 +8,12 @@
     print(sheet.key())                               # every answer, for the teacher
 
 ``student=None`` gives the numbers the lesson ships with; any other id (a name, a number)
-gives numbers drawn from it, the same every time, different from student to student. Every
-lesson also has a "why" question: a multiple choice, marked by ``tg.check.choice``.
+gives numbers drawn from it, the same every time, different from student to student, and
+drawn again until each exercise is fair to grade (its answer not near 0, no named slip and
+no number of its prompt within the tolerance). A numeric prompt states the tolerance: 3
+significant digits, right within 1 % and never closer than ±0.0001. Every lesson also has a
+"why" question: a multiple choice, marked by ``tg.check.choice``, whose wrong options are
+misconceptions named when chosen.
 From the command line: ``teachgbt exercises 5 --student ada [--key]``,
 ``teachgbt exercises 5 --class 30 --out sheets/``.
 """
@@ -18,12 +22,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..check import quietly
+from ...core.format import format_number
+from ..check import FLOOR, RELATIVE, asked, quietly
 from . import (
     _editions,
     _losses,
@@ -35,6 +41,8 @@ from . import (
 __all__ = ["Exercise", "Sheet", "sheet", "write_class", "write_edition", "LESSONS"]
 
 MAX_CLASS = 1000  # sheets one --class call writes
+MAX_DRAWS = 50  # a student's numbers are drawn again (at most this often) until clear
+NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+)?")
 
 LESSONS = {
     1: "supervised_learning",
@@ -58,22 +66,29 @@ _BUILDERS = {**_numbers.BUILDERS, **_models.BUILDERS, **_losses.BUILDERS}
 
 @dataclass
 class Exercise:
-    """One exercise: ``prompt`` (its inputs), ``answer`` (for the teacher) and ``check``."""
+    """One exercise: ``prompt`` (its inputs), ``answer`` (for the teacher) and ``check``.
+
+    Unanswered, the check repeats the prompt's question (its last line), never the
+    checker's own question, which would name the numbers the student is to work out."""
 
     id: str
     prompt: str
     run: Callable = field(repr=False)  # (value, reveal) -> a tg.check result
     kind: str = "number"  # or "choice"
+    slips: tuple = ()  # (value, message) pairs of this exercise's own slips
+    notes: tuple = ()  # added to the worked solution
 
     def check(self, value, reveal=False):
         """Mark ``value``: the slip or a hint when it is wrong; ``reveal=True`` adds the
         right value and the worked solution."""
-        return self.run(value, reveal)
+        question = self.prompt.strip().splitlines()[-1]
+        with asked(question, self.slips, self.notes):
+            return self.run(value, reveal)
 
     @property
     def answer(self):
         with quietly():
-            r = self.run(None, True)
+            r = self.check(None, True)
         return r.right[1] if self.kind == "choice" else r.expected
 
     def __str__(self):
@@ -114,12 +129,20 @@ class Sheet(list):
             return "\n\n".join(f"{ex}\n{ex.check(None, reveal=True)}" for ex in self)
 
     def key(self):
-        """The answers, for the teacher (numbers to 6 significant digits)."""
+        """The answers, for the teacher: numbers to 6 significant digits, written out
+        without float noise (never ``1.66533e-16`` for 0)."""
         rows = [f"Answer key. {self.title()}"]
         for ex in self:
             a = ex.answer
-            rows.append(f"{ex.id}: {a if isinstance(a, str) else format(a, '.6g')}")
+            rows.append(f"{ex.id}: {a if isinstance(a, str) else rounded(a)}")
         return "\n".join(rows)
+
+
+def rounded(x):
+    """``x`` to 6 significant digits, as a plain decimal (float noise below 1e-12 is 0)."""
+    x = float(f"{float(x):.6g}") if abs(float(x)) >= 1e-12 else 0.0
+    digits = max(0, 6 - 1 - int(np.floor(np.log10(abs(x))))) if x else 0
+    return format_number(x, digits)
 
 
 def lesson_number(lesson):
@@ -154,10 +177,27 @@ def sheet(lesson, student=None):
     if student is not None and not str(student).strip():
         raise ValueError("student: give an id (a name or a number), or None for the lesson's")
     rng = None if student is None else student_rng(k, str(student).strip())
-    found = _BUILDERS[k](rng) + [_why.question(k, rng)]
+    for _ in range(MAX_DRAWS):
+        found = _BUILDERS[k](rng)
+        if rng is None or all(clear(*f) for f in found if f[2] == "number"):
+            break
+    found.append(_why.question(k, rng))
     return Sheet(k, None if student is None else str(student).strip(), [
-        Exercise(f"{k}.{i}", prompt, run, kind) for i, (prompt, run, kind) in enumerate(found, 1)
+        Exercise(f"{k}.{i}", *made) for i, made in enumerate(found, 1)
     ])  # fmt: skip
+
+
+def clear(prompt, run, kind, slips, notes):
+    """Whether an exercise is fair to grade: its answer is not near 0; no named slip lies so
+    near it that the tolerance had to shrink below 1 % (then 3 significant digits could not
+    tell the answer from the slip); and no number of its prompt, copied, would pass."""
+    with quietly(), asked(None, slips, notes):
+        r = run(None, True)
+    a = abs(r.expected)
+    if a < _numbers.SMALLEST or r.tolerance < max(RELATIVE * a, FLOOR) * (1 - 1e-9):
+        return False
+    given = (abs(float(t.replace("−", "-"))) for t in NUMBER.findall(prompt))
+    return all(abs(g - a) > r.tolerance for g in given)
 
 
 def write_class(lesson, n_students, folder, force=False):
