@@ -71,8 +71,7 @@ def _sections(text):
     LightGBM reads it: the header, then ``Tree=0``, ``Tree=1``, ... up to ``end of
     trees``, then the importances and parameters. Anything that would make LightGBM read
     other trees than these is refused (``check_lightgbm_layout``)."""
-    lines = text.splitlines()
-    stripped = [ln.strip() for ln in lines]
+    stripped = [ln.strip() for ln in text.splitlines()]  # one copy of a large text, not two
     if "end of trees" not in stripped or (
         "parameters:" in stripped and "end of parameters" not in stripped
     ):
