@@ -16,17 +16,17 @@ scikit-learn is optional (``_sklearn_base``): with it the estimators work with
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pandas as pd
 
 from . import utils as V
+from .core.model import MADE_FROM_TREES
 from .core.tree import Tree
 from .engine.training import TrainParams, model_from_trees, train
 from .utils import BaseEstimator as _Base
 from .utils import ClassifierMixin as _ClassifierMixin
 from .utils import RegressorMixin as _RegressorMixin
+from .utils import init_taking
 
 __all__ = ["BoostingClassifier", "BoostingRegressor"]
 
@@ -106,69 +106,13 @@ _PARAMETERS = """
 class _Boosting(_Base):
     _is_classifier = False
 
-    def __init__(
-        self,
-        algorithm="xgboost",
-        tree_method="exact",
-        n_estimators=100,
-        learning_rate=None,
-        max_depth=6,
-        max_leaves=None,
-        reg_lambda=None,
-        reg_alpha=0.0,
-        gamma=0.0,
-        min_child_weight=None,
-        max_delta_step=None,
-        pruning=None,
-        base_score=None,
-        objective=None,
-        huber_slope=1.0,
-        quantile_alpha=None,
-        tweedie_variance_power=1.5,
-        max_bin=256,
-        subsample=1.0,
-        colsample_bytree=1.0,
-        random_state=None,
-        early_stopping_rounds=None,
-        callbacks=None,
-        verbose=None,
-        enable_categorical=False,
-        max_cat_to_onehot=4,
-        max_cat_threshold=64,
-    ):
-        self.algorithm = algorithm
-        self.tree_method = tree_method
-        self.n_estimators = n_estimators
-        self.learning_rate = learning_rate
-        self.max_depth = max_depth
-        self.max_leaves = max_leaves
-        self.reg_lambda = reg_lambda
-        self.reg_alpha = reg_alpha
-        self.gamma = gamma
-        self.min_child_weight = min_child_weight
-        self.max_delta_step = max_delta_step
-        self.pruning = pruning
-        self.base_score = base_score
-        self.objective = objective
-        self.huber_slope = huber_slope
-        self.quantile_alpha = quantile_alpha
-        self.tweedie_variance_power = tweedie_variance_power
-        self.max_bin = max_bin
-        self.subsample = subsample
-        self.colsample_bytree = colsample_bytree
-        self.random_state = random_state
-        self.early_stopping_rounds = early_stopping_rounds
-        self.callbacks = callbacks
-        self.verbose = verbose
-        self.enable_categorical = enable_categorical
-        self.max_cat_to_onehot = max_cat_to_onehot
-        self.max_cat_threshold = max_cat_threshold
+    # the training parameters (declared once, ``TrainParams``), then the fit's hooks
+    __init__ = init_taking({**TrainParams.defaults(), "callbacks": None, "verbose": None})
 
     # ------------------------------------------------------------ checks
     def _train_params(self):
         """The constructor's parameters as the engine's ``TrainParams``, checked."""
-        names = [f.name for f in dataclasses.fields(TrainParams)]
-        return TrainParams(**{name: getattr(self, name) for name in names}).check()
+        return TrainParams(**{name: getattr(self, name) for name in TrainParams.defaults()}).check()
 
     def _validate_X_predict(self, X, what="X"):
         V.check_is_fitted(self)
@@ -255,7 +199,7 @@ class _Boosting(_Base):
         classes=None,
         n_features=None,
         best_iteration=None,
-        origin="made from trees (tg.load, from_trees)",
+        origin=MADE_FROM_TREES,
         categories=None,
         **params,
     ):

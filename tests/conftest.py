@@ -9,9 +9,11 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import pytest  # noqa: E402
+from hist_data import KERNELS
 
 import teachgbt as tg
 from teachgbt.teach.datasets import troll2_xy
+from teachgbt.utils import kernels
 
 # seed 004's settings: two trees, learning rate 0.8, depth 2
 SEED_004 = dict(n_estimators=2, learning_rate=0.8, max_depth=2)
@@ -31,3 +33,10 @@ def troll2_model():
         return model, X, y
 
     return make
+
+
+@pytest.fixture(params=KERNELS)
+def kernel(request, monkeypatch):
+    """Run a test with each kernel (numpy always; numba when installed)."""
+    monkeypatch.setattr(kernels, "KERNEL", request.param)
+    return request.param

@@ -330,8 +330,30 @@ def test_contribution_worked_by_hand(ice_cream_tree):
             )
     with pytest.raises(ValueError, match="unknown feature 'rain'"):
         C.contribution(1.0, model, X.iloc[0], "rain")
-    with pytest.raises(ValueError, match="round from 1 to 1"):
-        C.contribution(1.0, model, X.iloc[0], "sunny", tree=2)
+    with pytest.raises(ValueError, match="round t must be a whole number from 1 to 1"):
+        C.contribution(1.0, model, X.iloc[0], "sunny", t=2)
+
+
+def test_contribution_takes_a_round_and_a_class():
+    """t is a round: with three classes, class_ picks the class's tree of round t, and the
+    rounds' contributions add up to the model's (SHAP is additive over trees)."""
+    import teachgbt as tg
+
+    rng = np.random.default_rng(0)
+    X = np.round(rng.normal(size=(120, 3)), 1)
+    y = np.digitize(X[:, 0] + 0.5 * X[:, 1], [-0.5, 0.5])
+    model = tg.BoostingClassifier(n_estimators=3, max_depth=2).fit(X, y)
+    x = X[[5]]
+    whole = tg.explain.contributions(model, x, class_=2).iloc[0]
+    for j in range(3):
+        per_round = [
+            C.contribution(None, model, x, f"f{j}", t, class_=2).expected for t in (1, 2, 3)
+        ]
+        assert sum(per_round) == pytest.approx(whole[f"f{j}"], abs=1e-6)
+    res = C.contribution(None, model, x, "f0", 2, class_=1, reveal=True)
+    assert "round 2's tree of class 1" in str(res)
+    with pytest.raises(ValueError, match="pass class_="):
+        C.contribution(None, model, x, "f0", 2)
 
 
 def test_recovered_from_a_stored_model():

@@ -16,8 +16,11 @@ da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
 
 import teachgbt as tg  # noqa: E402
+from teachgbt.core import Model  # noqa: E402
 from teachgbt.dask import DaskBoostingClassifier, DaskBoostingRegressor  # noqa: E402
+from teachgbt.dask.rows import TRAINED_ON_DASK  # noqa: E402
 from teachgbt.engine.binning import HistData  # noqa: E402
+from teachgbt.engine.training import TrainParams  # noqa: E402
 
 # a wait in these tests longer than this means the cluster hangs: fail instead
 TIMEOUT = 120
@@ -168,11 +171,21 @@ def test_to_local_and_the_trace(client, tmp_path):
     params = dict(n_estimators=3, max_depth=3)
     ours = DaskBoostingClassifier(**params, timeout=TIMEOUT).fit(_dask(X), _dask(y))
     local = tg.BoostingClassifier(tree_method="hist", **params).fit(X, y)
+    # a Model like any other, trained through the engine's loop; where says its origin
+    assert isinstance(ours.model_, Model) and ours.model_.origin == TRAINED_ON_DASK
+    assert "Dask" in TRAINED_ON_DASK and ours.trace_ is ours.model_.trace
     model = ours.to_local()
     assert type(model) is tg.BoostingClassifier
+    assert model.model_.origin == TRAINED_ON_DASK
     np.testing.assert_allclose(model.decision_function(X), local.decision_function(X), atol=1e-6)
     model.save(tmp_path / "m.json")
-    np.testing.assert_array_equal(tg.load(tmp_path / "m.json").predict(X), model.predict(X))
+    back = tg.load(tmp_path / "m.json")
+    np.testing.assert_array_equal(back.predict(X), model.predict(X))
+    assert back.model_.origin == TRAINED_ON_DASK
+    with pytest.raises(AttributeError, match="trained on a Dask cluster"):
+        back.trace_  # noqa: B018 (the trace needs the training data)
+    ours.save(tmp_path / "dask.json")
+    assert (tmp_path / "dask.json").read_text() == (tmp_path / "m.json").read_text()
     trace = ours.trace_
     pd.testing.assert_frame_equal(trace.nodes(2), local.trace_.nodes(2))
     ours_splits, local_splits = trace.splits(2, 1), local.trace_.splits(2, 1)
@@ -271,5 +284,23 @@ def test_bad_input_is_named(client):
         DaskBoostingClassifier(subsample=1.5).fit(_dask(X), _dask(y))
     with pytest.raises(ValueError, match="learning_rate"):
         DaskBoostingClassifier(learning_rate=-1).fit(_dask(X), _dask(y))
+    with pytest.raises(ValueError, match="not split into sets on a Dask cluster"):
+        DaskBoostingClassifier(enable_categorical=True).fit(_dask(X), _dask(y))
     with pytest.raises(ValueError, match="not fitted"):
         DaskBoostingRegressor().predict(X)
+
+
+def test_the_parameters_are_the_training_parameters_declared_once():
+    """Both the local and the Dask estimators take TrainParams' names (the Dask ones all
+    but the algorithm and tree method they fix), then their own hooks."""
+    from sklearn.base import clone
+
+    train = set(TrainParams.defaults())
+    assert set(tg.BoostingClassifier().get_params()) == train | {"callbacks", "verbose"}
+    dask_names = set(DaskBoostingRegressor().get_params())
+    assert dask_names == train - {"algorithm", "tree_method"} | {
+        "callbacks", "verbose", "client", "timeout"
+    }  # fmt: skip
+    est = DaskBoostingClassifier(max_depth=3, timeout=7.0)
+    assert clone(est).get_params() == est.get_params()
+    assert repr(est) == "DaskBoostingClassifier(max_depth=3, timeout=7.0)"

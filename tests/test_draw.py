@@ -64,7 +64,7 @@ edge [fontname="Helvetica"] ;
 2 [label="leaf 2, n = 4\nG = 2, H = 1\nw* = -1, η·w* = -0.3", fillcolor="#fde3cc"] ;
 0 -> 1 [label="yes"] ;
 0 -> 2 [label="no, missing"] ;
-label="\lfor the rows reaching a node: n = how many, G = Σg, H = Σh (XGBoost's cover)\lgain = ½[G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ)] − gamma/2; loss_chg = XGBoost's gain (no ½, no gamma)\lw* = −G/(H+λ); η·w* = what the leaf adds to the margin (η = 0.3)\l" ;
+label="\lfor the rows reaching a node: n = how many, G = Σg, H = Σh (XGBoost's cover)\lgain = ½[G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ)] − gamma/2; loss_chg = XGBoost's gain (no ½, no gamma)\lw* = −G/(H+λ), the walkthrough's leaf_output; η·w* = what the leaf adds to the margin (η = 0.3)\l" ;
 }
 """  # noqa: E501
 
@@ -210,7 +210,7 @@ def test_bad_extension_and_failed_render_leave_no_file(troll, tmp_path, monkeypa
         d.save(tmp_path / "t.jpg")
     (tmp_path / "keep.png").write_bytes(b"old")
 
-    def broken(self, fmt):
+    def broken(self, fmt, look):
         raise OSError("disk full")
 
     monkeypatch.setattr(teachgbt.show.draw.Diagram, "_matplotlib", broken)
@@ -323,7 +323,123 @@ def test_gbdt_trees_draw_with_their_own_legend(troll, tmp_path):
     )
     tree = g.trees_[0]
     text = teachgbt.show.draw.text(tree)
-    assert "G = −Σ residual, H = Σ p(1−p)" in text
+    # the gain's H is n (h = 1 per row); w*'s denominator is Σp(1−p): each by its own name
+    assert "n = how many (the gain's H: h = 1 per row), G = −Σ residual, Σp(1−p)" in text
+    assert "H = " not in text and f"Σp(1−p) = {format_number(tree.H[0], 3)}" in text
     # seed 004: leaf outputs Σ residual / Σ p(1 − p) = 1.5, −0.75, −3
     assert {format_number(tree.weight[i], 3) for i in tree.leaves} == {"1.5", "-0.75", "-3"}
     _check_png(teachgbt.show.draw.draw_model(g, engine="matplotlib").save(tmp_path / "g.png"))
+
+
+# ------------------------------------------------------------------ slides
+def _png(data):
+    import io
+
+    from PIL import Image
+
+    return Image.open(io.BytesIO(data)).convert("RGBA")
+
+
+def _luminance(rgb):
+    """WCAG relative luminance of an sRGB colour."""
+    lin = [(c / 255) / 12.92 if c <= 10 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def _contrast(a, b):
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def _rgb(colour):
+    return tuple(int(255 * c) for c in matplotlib.colors.to_rgb(colour))
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_every_theme_keeps_text_and_edges_readable_on_its_background(theme):
+    from teachgbt.show.draw.theme import THEMES
+
+    c = THEMES[theme]
+    bg = _rgb(c["background"])
+    for role in ("muted", "edge_text"):  # the legend, the edge labels: WCAG's 4.5 for text
+        assert _contrast(_rgb(c[role]), bg) >= 4.5, role
+    assert _contrast(_rgb(c["edge"]), bg) >= 3  # lines: WCAG's 3 for graphics
+    for fill in ("box", "leaf_pos", "leaf_neg"):
+        assert _contrast(_rgb(c["text"]), _rgb(c[fill])) >= 4.5, fill
+
+
+@pytest.mark.parametrize("engine", ["graphviz", "matplotlib"])
+def test_slides_high_dpi_transparent_and_dark(troll, engine):
+    if engine == "graphviz" and not HAS_DOT:
+        pytest.skip("no Graphviz")
+    d = troll[0].trees_[0].draw(engine=engine)
+    plain = _png(d.render("png"))
+    sharp = _png(d.render("png", dpi=300))
+    assert sharp.width >= 2.5 * plain.width and sharp.height >= 2.5 * plain.height
+    # the default: an opaque white background
+    assert plain.getpixel((0, 0)) == (255, 255, 255, 255)
+    # transparent: no background, and the drawing (boxes, edges, legend) is all still there
+    clear = _png(d.render("png", transparent=True))
+    assert clear.getpixel((0, 0))[3] == 0
+    alpha = np.asarray(clear)[:, :, 3]
+    assert (alpha == 0).mean() > 0.3 and (alpha == 255).mean() > 0.05
+    legend_rows = alpha[int(0.85 * clear.height) :]  # the legend sits under the tree
+    assert (legend_rows > 0).any()
+    # dark: a dark background with light text on it
+    dark = np.asarray(_png(d.render("png", theme="dark")))[:, :, :3]
+    lum = dark.mean(axis=2)
+    assert lum[0, 0] < 40 and (lum > 200).mean() > 0.005
+    legend_lum = lum[int(0.85 * dark.shape[0]) :]
+    assert (legend_lum > 150).any()  # the legend is light on dark, not lost
+    # the same options through save; a bad one is refused before anything is written
+    with pytest.raises(ValueError, match="theme='blue'"):
+        d.render("png", theme="blue")
+    with pytest.raises(ValueError, match="dpi must be a number from 10 to 1200"):
+        d.render("png", dpi=0)
+
+
+def test_dark_dot_text_says_its_colours_and_the_plain_one_is_unchanged(troll, tmp_path):
+    d = troll[0].trees_[0].draw()
+    assert d.dot() == d.source and "bgcolor" not in d.source
+    dark = d.dot(theme="dark", transparent=True, dpi=300)
+    assert 'bgcolor="transparent"' in dark and "dpi=300" in dark and 'fontcolor="#eef2f6"' in dark
+    out = d.save(tmp_path / "t.dot", theme="dark")
+    assert 'bgcolor="#161b22"' in open(out, encoding="utf-8").read()
+    with pytest.raises(ValueError, match="theme="):
+        d.save(tmp_path / "u.png", theme="blue")
+    assert not (tmp_path / "u.png").exists()
+
+
+def test_cli_draw_for_slides(troll, tmp_path, capsys):
+    from teachgbt import cli
+
+    model = troll[0]
+    model.save(tmp_path / "m.json")
+    png = tmp_path / "t.png"
+    argv = ["draw", str(tmp_path / "m.json"), "--tree", "1", "--output"]
+    assert cli.main([*argv, str(png), "--dpi", "300", "--transparent", "--theme", "dark"]) == 0
+    img = _png(png.read_bytes())
+    assert img.getpixel((0, 0))[3] == 0
+    assert img.width >= 2.5 * _png(model.trees_[0].draw().render("png")).width
+    capsys.readouterr()
+    assert cli.main([*argv, "-", "--theme", "dark"]) == 0
+    assert 'bgcolor="#161b22"' in capsys.readouterr().out
+    assert cli.main([*argv, str(tmp_path / "u.png"), "--dpi", "5000"]) != 0
+    assert "--dpi must be from 10 to 1200" in capsys.readouterr().err
+    assert not (tmp_path / "u.png").exists()
+
+
+def test_a_splits_table_shows_the_best_20_and_says_how_to_see_all():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 8))
+    y = (X[:, 0] + rng.normal(size=200) > 0).astype(int)
+    m = tg.BoostingClassifier(n_estimators=1, max_depth=1).fit(X, y)
+    every = m.trace_.splits(1, 0)
+    assert len(every) > 1000
+    t = teachgbt.show.display.splits(m, 1, 0)
+    assert len(t.frame) <= 21 and t.frame["chosen"].sum() == 1
+    assert list(t.frame["gain"][:20]) == sorted(every["gain"], reverse=True)[:20]
+    html = t._repr_html_()
+    assert html.count("<tr") <= 50 and f"best of {len(every)} candidate splits" in html
+    assert "tg.display.splits(model, 1, 0, top=None)" in html and "top=None" in repr(t)
+    assert len(teachgbt.show.display.splits(m, 1, 0, top=None).frame) == len(every)

@@ -159,9 +159,9 @@ def test_subsample_and_colsample_are_reproducible(data):
     assert np.array_equal(a.decision_function(X), b.decision_function(X))
     for t, tree in enumerate(a.trees_, 1):
         used = set(tree.feature[~tree.is_leaf])
-        allowed = set(a.trace_._rounds[t - 1]["features"])
+        allowed = set(a.trace_._samples[t - 1]["features"])
         assert used <= allowed and len(allowed) == 2
-        assert tree.n[0] == len(a.trace_._rounds[t - 1]["rows"]) < len(X)
+        assert tree.n[0] == len(a.trace_._samples[t - 1]["rows"]) < len(X)
 
 
 def test_pre_and_post_pruning(data):

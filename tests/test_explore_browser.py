@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import teachgbt as tg
-from teachgbt.core.format import format_number, split_rule
+from teachgbt.core.format import exact_threshold, format_number, format_threshold, split_rule
 from teachgbt.show.explorer import page as explore_page
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -99,9 +99,12 @@ def test_troll2_step_click_and_pick(open_page):
     ep = model.trace_.epochs()
     cols = ["ep_1_pre", "ep_1_prob", "ep_2_residual", "ep_2_leaf_index", "ep_2_leaf_output",
             "ep_2_pre", "ep_2_prob"]  # fmt: skip
-    for r, row in enumerate(_cells(pg, "epochs-table")):
-        want = [format_number(ep[c][r], 4) if "index" not in c else str(ep[c][r]) for c in cols]
-        assert row[3:] == want
+    # six rows of data: one column each, one row per quantity
+    for c in cols:
+        got = pg.eval_on_selector_all(
+            f"#epochs-table tbody tr[data-col='{c}'] td", "ts => ts.map(t => t.textContent)"
+        )
+        assert got == [format_number(v, 4) if "index" not in c else str(v) for v in ep[c]]
 
     # click a node: its numbers and the formula of tg.explain
     pg.click("g.node[data-node='0'] rect")
@@ -136,7 +139,7 @@ def test_troll2_step_click_and_pick(open_page):
         assert pg.get_attribute("#row-path", "data-path") == ",".join(
             map(str, model.trees_[0].path(X.iloc[r].to_numpy(float)))
         )
-    margins = [c[2] for c in _cells(pg, "row-margins")]
+    margins = [c[3] for c in _cells(pg, "row-margins")]
     assert margins == [format_number(model.trace_.epochs()[f"ep_{k}_pre"][3], 4) for k in (0, 1, 2)]
 
 
@@ -148,7 +151,7 @@ def test_formatter_and_round_zero(open_page):
         assert got == [format_number(x, p) for x in xs]
     assert pg.text_content("#round-label").startswith("Round 0 of 2")
     assert pg.is_disabled("#prev")
-    assert "margin₀" in pg.text_content("#tree-svg") or "F0" in pg.text_content("#tree-svg")
+    assert "margin₀" in pg.text_content("#start") and "F0" in pg.text_content("#start")
 
 
 def test_compressed_multiclass_model_without_trace(open_page, monkeypatch):
@@ -191,7 +194,7 @@ def test_rows_and_row_tabs_show_the_same_margin_for_the_same_round(open_page):
     pg.fill("#row-input", "3")
     pg.press("#row-input", "Enter")
     for t in (0, 1, 2):
-        row_tab = pg.text_content(f"#row-margins tr[data-round='{t}'] td:nth-child(3)")
+        row_tab = pg.text_content(f"#row-margins tr[data-round='{t}'] td:nth-child(4)")
         pg.click("#tab-rows")
         head = pg.eval_on_selector_all("#rows-table th", "hs => hs.map(h => h.textContent)")
         rows_tab = _cells(pg, "rows-table")[3][head.index("margin")]
@@ -221,7 +224,10 @@ def test_thresholds_read_the_same_in_box_panel_and_path_and_boxes_fit_them(open_
     box = pg.text_content("g.node[data-node='0'] text.l1")
     panel = pg.text_content("#panel .rule")
     assert panel.startswith("split: " + box)
-    assert pg.get_attribute("#panel .rule", "title") == split_rule(tree, 0)  # exact on hover
+    assert panel == "split: " + split_rule(tree, 0)  # the one formatter's rule
+    # the threshold as stored, to the last digit, on hover
+    exact = exact_threshold(tree.threshold[0], tree.rule)
+    assert pg.get_attribute("#panel .rule", "title") == f"the float32 {exact} exactly"
     pg.fill("#row-input", "5")
     pg.press("#row-input", "Enter")
     first_step = pg.text_content("#row-path li")
@@ -258,7 +264,7 @@ def test_the_data_in_a_node(open_page):
     pg.click("#tab-node")
     pg.click("g.node[data-node='1'] rect")
     f = tree.feature[1]
-    assert pg.text_content("#node-data .pickvalue") == f"row {r}: {format_number(X[r, f], 4)}"
+    assert pg.text_content("#node-data .pickvalue") == f"row {r}: {format_threshold(X[r, f])}"
     leaf = int(np.flatnonzero(tree.is_leaf)[0])
     pg.click(f"g.node[data-node='{leaf}'] rect")
     assert "their y" in pg.text_content("#node-data h3")

@@ -1,175 +1,19 @@
-"""The histogram trainer (tree_method="hist"): XGBoost parity, agreement with the exact
-trainer, the numpy and numba kernels, traces of hist models, fitting options, bad input.
-
-Parity tests run XGBoost in the same test. Features have at most ``max_bin``
-distinct values, so both libraries use every distinct value as a cut point
-and must grow the same trees.
-"""
+"""The histogram trainer (tree_method="hist"): agreement with the exact trainer, the numpy
+and numba kernels, binning and histograms, traces of hist models, bad input. None of it
+needs XGBoost (its parity tests are test_hist_xgboost.py; eval sets, early stopping and
+callbacks test_callbacks.py)."""
 
 import sys
 
 import numpy as np
 import pandas as pd
 import pytest
+from hist_data import KERNELS, few_values
 
 import teachgbt as tg
 from teachgbt.engine import hist as H
 from teachgbt.engine.grow import GrowParams
-from teachgbt.utils import _kernels as K
-
-xgb = pytest.importorskip("xgboost")
-import xgb_compare  # noqa: E402
-from xgb_compare import PAIR_VALUES, compare_tree, pair_cases, resolve_case, xgb_trees  # noqa: E402
-
-N_ROUNDS = 8
-# the pairwise grid: small data and few rounds, so that its many cases stay quick
-PAIR_ROWS, PAIR_ROUNDS = 200, 4
-MARGIN_TOL = 1e-5
-
-try:
-    import numba  # noqa: F401
-
-    KERNELS = ["numpy", "numba"]
-except ImportError:  # pragma: no cover - numba is optional
-    KERNELS = ["numpy"]
-
-
-@pytest.fixture(params=KERNELS)
-def kernel(request, monkeypatch):
-    """Run a test with each kernel (numpy always; numba when installed)."""
-    monkeypatch.setattr(K, "KERNEL", request.param)
-    return request.param
-
-
-# ------------------------------------------------------------------ data
-def few_values(seed=0, n=400, d=6, levels=6, nan=0.0):
-    """Features with few distinct values (rounded), a logit, and optional missing values."""
-    rng = np.random.default_rng(seed)
-    X = rng.integers(0, levels, size=(n, d)).astype(float) / 2
-    logit = X[:, 0] - X[:, 1] + 0.5 * X[:, 2] * (X[:, 3] > 1) + rng.normal(0, 1, n)
-    y = (logit > 0.6).astype(float)
-    if nan:
-        X[rng.random(X.shape) < nan] = np.nan
-    return X, y, logit
-
-
-# ------------------------------------------------------------------ XGBoost parity
-def xgb_params(params, objective):
-    return xgb_compare.xgb_params(params, objective, "hist")
-
-
-def run_both(X, y, params, classifier, sample_weight=None, n_rounds=N_ROUNDS):
-    return xgb_compare.run_both(X, y, params, classifier, "hist", sample_weight, n_rounds)
-
-
-def assert_same(est, booster, X):
-    """Margins within 1e-5 (relative to large margins: both sides hold them in float32) and
-    the same splits, thresholds, default directions and leaves."""
-    theirs = booster.predict(xgb.DMatrix(X, missing=np.nan), output_margin=True)
-    ours = est.decision_function(X)
-    gap = np.max(np.abs(ours - theirs) / np.maximum(1.0, np.abs(theirs)))
-    assert gap < MARGIN_TOL, f"margins differ by {gap}"
-    for t, (tree, dump) in enumerate(zip(est.trees_, xgb_trees(booster)), 1):
-        diffs = compare_tree(tree, dump)
-        assert not diffs, f"tree {t}: {diffs[:3]}"
-    return gap
-
-
-GRID = [
-    dict(max_depth=3),
-    dict(max_depth=6, reg_lambda=0.1, min_child_weight=0.0, learning_rate=0.5),
-    dict(
-        max_depth=4,
-        reg_lambda=5.0,
-        reg_alpha=0.5,
-        gamma=0.5,
-        min_child_weight=2.0,
-        learning_rate=0.1,
-    ),
-    dict(max_depth=2, gamma=2.0, learning_rate=1.0, base_score=0.5),
-    dict(max_depth=5, reg_lambda=0.3, reg_alpha=1.5, min_child_weight=0.5),
-    dict(max_depth=6, reg_lambda=2.0, gamma=5.0, min_child_weight=3.0, learning_rate=0.2),
-    dict(max_depth=4, max_delta_step=0.7),
-]
-
-
-@pytest.mark.parametrize("params", GRID, ids=[f"grid{i}" for i in range(len(GRID))])
-@pytest.mark.parametrize("nan", [0.0, 0.2], ids=["dense", "nan"])
-def test_classifier_matches_xgboost_hist(params, nan):
-    X, y, _ = few_values(seed=1, nan=nan)
-    est, booster = run_both(X, y, params, classifier=True)
-    assert_same(est, booster, X)
-
-
-@pytest.mark.parametrize("params", GRID[:4], ids=[f"grid{i}" for i in range(4)])
-@pytest.mark.parametrize("nan", [0.0, 0.2], ids=["dense", "nan"])
-def test_regressor_matches_xgboost_hist(params, nan):
-    X, _, logit = few_values(seed=2, nan=nan)
-    est, booster = run_both(X, logit, params, classifier=False)
-    assert_same(est, booster, X)
-
-
-@pytest.mark.parametrize("classifier", [True, False], ids=["clf", "reg"])
-@pytest.mark.parametrize("case", pair_cases(list(PAIR_VALUES)))
-def test_parameter_pairs_match_xgboost_hist(case, classifier):
-    """Every pair of parameters, two values each, on ties and 20 % missing values; every
-    feature has 6 distinct values (<= max_bin), so both libraries cut at each of them."""
-    X, y, logit = few_values(seed=21, n=PAIR_ROWS, d=5, nan=0.2)
-    params, sample_weight = resolve_case(case, classifier, len(X))
-    target = y if classifier else logit
-    est, booster = run_both(X, target, params, classifier, sample_weight, n_rounds=PAIR_ROUNDS)
-    assert_same(est, booster, X)
-
-
-def awkward_columns(seed=0, n=600):
-    """40 distinct values per feature, plus a constant, an all-missing and a 0/NaN column."""
-    X, y, logit = few_values(seed, n=n, d=4, levels=40, nan=0.15)
-    rng = np.random.default_rng(seed + 100)
-    extra = np.column_stack(
-        [
-            np.full(n, 2.0),
-            np.full(n, np.nan),
-            np.where(rng.random(n) < 0.3, np.nan, 1.0),
-        ]
-    )
-    return np.column_stack([X, extra]), y, logit
-
-
-@pytest.mark.parametrize(
-    "params",
-    [
-        dict(max_depth=4, max_bin=40),  # exactly max_bin distinct values
-        dict(max_depth=0, max_leaves=12),  # best-first (XGBoost lossguide)
-        dict(max_depth=5, min_child_weight=0.0),
-    ],
-    ids=["max_bin=distinct", "lossguide", "mcw0"],
-)
-@pytest.mark.parametrize("classifier", [True, False], ids=["clf", "reg"])
-def test_matches_xgboost_with_weights_and_odd_columns(kernel, params, classifier):
-    X, y, logit = awkward_columns()
-    sample_weight = np.random.default_rng(3).uniform(0.2, 3.0, len(X))
-    target = y if classifier else logit
-    est, booster = run_both(X, target, params, classifier, sample_weight=sample_weight)
-    assert_same(est, booster, X)
-
-
-def test_matches_xgboost_with_more_than_256_bins():
-    rng = np.random.default_rng(4)
-    X = rng.integers(0, 300, size=(1500, 3)).astype(float)
-    X[rng.random(X.shape) < 0.1] = np.nan
-    y = np.sin(np.nan_to_num(X[:, 0]) / 50) + rng.normal(0, 0.3, len(X))
-    est, booster = run_both(X, y, dict(max_depth=5, max_bin=512), classifier=False)
-    assert est.trace_._data.bins.dtype == np.uint16
-    assert_same(est, booster, X)
-
-
-def test_thresholds_are_data_values_compared_in_float32():
-    """Hist thresholds are cut points (data values): 0.8 in float64 is below float32(0.8)."""
-    X = np.array([[0.2], [0.5], [0.8], [0.8], [1.1], [1.4]] * 10)
-    y = np.array([0, 0, 1, 1, 1, 1] * 10, dtype=float)
-    est, booster = run_both(X, y, dict(max_depth=1, min_child_weight=0.0), classifier=False)
-    assert_same(est, booster, X)
-    assert est.trees_[0].threshold[0] == float(np.float32(0.8))
+from teachgbt.utils import kernels as K
 
 
 # ------------------------------------------------------------------ hist vs exact
@@ -463,68 +307,11 @@ def test_subsample_and_colsample_are_used(kernel):
         tree_method="hist", n_estimators=4, subsample=0.5, colsample_bytree=0.5, random_state=0
     ).fit(X, y)
     for t, tree in enumerate(est.trees_, 1):
-        info = est.trace_._rounds[t - 1]
+        info = est.trace_._samples[t - 1]
         assert tree.n[0] == len(info["rows"])
         used = set(tree.feature[~tree.is_leaf].tolist())
         assert used <= set(info["features"].tolist())
         assert est.trace_.splits(t, 0)["feature"].isin([f"f{j}" for j in info["features"]]).all()
-
-
-# ------------------------------------------------------------------ fitting options
-def test_early_stopping_follows_xgboost():
-    X, y, _ = few_values(seed=12, n=700, d=5, levels=8)
-    Xt, yt, Xv, yv = X[:450], y[:450], X[450:], y[450:]
-    kw = dict(tree_method="hist", n_estimators=60, max_depth=3, learning_rate=0.3)
-    theirs = xgb.XGBClassifier(early_stopping_rounds=5, n_jobs=1, **kw)
-    theirs.fit(Xt, yt, eval_set=[(Xv, yv)], verbose=False)
-    ours = tg.BoostingClassifier(early_stopping_rounds=5, **kw).fit(Xt, yt, eval_set=[(Xv, yv)])
-    assert ours.best_iteration_ == theirs.best_iteration
-    assert len(ours.trees_) == len(theirs.get_booster().get_dump())
-    np.testing.assert_allclose(
-        ours.evals_result_["validation_0"]["logloss"],
-        theirs.evals_result()["validation_0"]["logloss"],
-        atol=1e-6,
-    )
-    # predictions use the best iteration, as XGBoost's do
-    np.testing.assert_allclose(ours.predict_proba(Xv), theirs.predict_proba(Xv), atol=1e-6)
-
-
-def test_eval_set_without_early_stopping_records_every_round():
-    X, _, logit = few_values(seed=13, n=300)
-    est = tg.BoostingRegressor(tree_method="hist", n_estimators=7).fit(
-        X, logit, eval_set=[(X[:100], logit[:100]), (X[100:], logit[100:])]
-    )
-    assert set(est.evals_result_) == {"validation_0", "validation_1"}
-    assert len(est.evals_result_["validation_1"]["rmse"]) == 7
-    assert est.best_iteration_ is None
-
-
-def test_callback_can_stop_training():
-    X, y, _ = few_values(seed=14, n=200)
-    seen = []
-
-    def stop_after_three(model, t):
-        seen.append((t, len(model.trees_)))
-        return t >= 3
-
-    est = tg.BoostingClassifier(
-        tree_method="hist", n_estimators=10, callbacks=[stop_after_three]
-    ).fit(X, y)
-    assert len(est.trees_) == 3
-    assert seen == [(1, 1), (2, 2), (3, 3)]
-
-
-def test_progress_bar_quiet_unless_asked(capsys, monkeypatch):
-    pytest.importorskip("tqdm")
-    X, y, _ = few_values(seed=15, n=200)
-    tg.BoostingClassifier(tree_method="hist", n_estimators=5).fit(X, y)  # stderr is no terminal
-    tg.BoostingClassifier(tree_method="hist", n_estimators=5, verbose=False).fit(X, y)
-    assert capsys.readouterr().err == ""
-    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
-    tg.BoostingClassifier(tree_method="hist", n_estimators=5, verbose=False).fit(X, y)
-    assert capsys.readouterr().err == ""
-    tg.BoostingClassifier(tree_method="hist", n_estimators=5, verbose=True).fit(X, y)
-    assert "boosting" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------ bad input
@@ -546,45 +333,10 @@ def test_eval_set_with_other_features():
         tg.BoostingClassifier(tree_method="hist").fit(X, y, eval_set=[(X[:, :2], y)])
 
 
-def test_early_stopping_needs_an_eval_set():
-    X, y, _ = few_values(n=80)
-    with pytest.raises(ValueError, match="early_stopping_rounds needs an eval_set"):
-        tg.BoostingClassifier(tree_method="hist", early_stopping_rounds=3).fit(X, y)
-
-
 def test_unknown_kernel_name(monkeypatch):
     monkeypatch.setattr(K, "KERNEL", "fortran")
     with pytest.raises(ValueError, match="use 'auto', 'numpy' or 'numba'"):
         H.numba_kernels()
-
-
-def test_plots_diagrams_explanations_and_files_work_on_hist_models(tmp_path):
-    matplotlib = pytest.importorskip("matplotlib")
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    X, y, logit = few_values(seed=16, n=300, d=4, nan=0.1)
-    clf = tg.BoostingClassifier(tree_method="hist", n_estimators=4, max_depth=3)
-    clf.fit(X, y, eval_set=[(X, y)])
-    for ax in (
-        tg.plot.loss_curve(clf),
-        tg.plot.split_scan(clf, 1, 0, int(clf.trees_[0].feature[0])),
-        tg.plot.probabilities(clf),
-        tg.plot.importance(clf),
-        clf.trees_[0].plot(),
-    ):
-        assert ax is not None
-    assert clf.trees_[0].to_dot().startswith("digraph")
-    assert "Gain" in str(tg.explain.split(clf, 1, 0))
-    assert "w*" in str(tg.explain.leaf(clf, 1, int(clf.trees_[0].left[0])))
-    clf.save(tmp_path / "m.json")
-    np.testing.assert_array_equal(
-        tg.load(tmp_path / "m.json").predict_proba(X), clf.predict_proba(X)
-    )
-    x1 = X[:, :1]
-    reg = tg.BoostingRegressor(tree_method="hist", n_estimators=3).fit(x1, np.nan_to_num(logit))
-    assert tg.plot.staircase(reg, x1, np.nan_to_num(logit)) is not None
-    plt.close("all")
 
 
 def test_splits_table_lists_each_partition_once_like_exact():

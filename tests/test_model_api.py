@@ -81,6 +81,33 @@ def test_save_load_round_trip(data, tmp_path, algorithm):
     assert (tmp_path / "again.json").read_text() == (tmp_path / "m.json").read_text()
 
 
+def test_a_file_keeps_where_the_trees_came_from(data, tmp_path):
+    """A fitted model loads as made from trees; any other origin (another library, a
+    cluster) is written to the file and read back; a broken one is refused."""
+    import json
+
+    X, y = data
+    clf = tg.BoostingClassifier(n_estimators=2, max_depth=2).fit(X, y)
+    clf.save(tmp_path / "fitted.json")
+    assert "origin" not in json.loads((tmp_path / "fitted.json").read_text())
+    assert (
+        tg.load(tmp_path / "fitted.json").model_.origin == "made from trees (tg.load, from_trees)"
+    )
+    elsewhere = tg.BoostingClassifier.from_trees(
+        clf.trees_, clf.base_score_, origin="grown on Mars"
+    )
+    elsewhere.save(tmp_path / "mars.json")
+    back = tg.load(tmp_path / "mars.json")
+    assert back.model_.origin == "grown on Mars"
+    with pytest.raises(AttributeError, match="was grown on Mars, not fitted here"):
+        back.trace_  # noqa: B018
+    d = json.loads((tmp_path / "mars.json").read_text())
+    for bad in (["a", "list"], 7, "x" * 5000):
+        (tmp_path / "bad.json").write_text(json.dumps({**d, "origin": bad}))
+        with pytest.raises(ValueError, match="its origin .* is not a line of text"):
+            tg.load(tmp_path / "bad.json")
+
+
 def test_zero_tree_model_round_trips(data, tmp_path):
     X, y = data
     reg = tg.BoostingRegressor(n_estimators=0).fit(X, y.astype(float))

@@ -35,6 +35,20 @@ def _hand_margins(model, X, rounds, class_=None):
     return m
 
 
+def _leaf_sums(model, X32):
+    """Every class's margin summed here, tree by tree in float32 from each leaf's value:
+    base margin, then class k's trees (XGBoost's order: every K-th from the k-th)."""
+    K = model.loss_.n_outputs
+    base = np.ravel(model.base_margin_).astype(np.float32)
+    out = np.empty((len(X32), K))
+    for k in range(K):
+        m = np.full(len(X32), base[k], dtype=np.float32)
+        for tree in model.trees_[k::K]:
+            m = m + tree.value[tree.apply(X32)].astype(np.float32)
+        out[:, k] = m
+    return out if K > 1 else out[:, 0]
+
+
 def test_iteration_range_is_xgboost_s(data):
     X, y, _ = data
     clf = tg.BoostingClassifier(n_estimators=6, max_depth=2).fit(X, y)
@@ -98,8 +112,14 @@ def test_trees_by_round_and_class(data):
         model.tree(1, class_=3)
     assert model.is_classifier and list(model.classes) == [0, 1, 2]
     assert model.feature_name(2) == "f2" and model.origin == "fitted here"
-    np.testing.assert_array_equal(model.margins(X.astype(np.float32)), clf.decision_function(X))
-    np.testing.assert_array_equal(model.predict(X.astype(np.float32)), clf.predict_proba(X))
+    # the margins against a sum made here from the trees' leaf values, in XGBoost's
+    # precision (float32) and order: bit for bit
+    X32 = X.astype(np.float32)
+    leaf_sums = _leaf_sums(clf, X32)
+    np.testing.assert_array_equal(model.margins(X32), leaf_sums)
+    np.testing.assert_array_equal(clf.decision_function(X), leaf_sums)
+    e = np.exp(leaf_sums - leaf_sums.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(model.predict(X32), e / e.sum(axis=1, keepdims=True), rtol=1e-12)
     for k in range(3):
         want = _hand_margins(clf, X, range(3), class_=k)
         np.testing.assert_allclose(clf.decision_function(X)[:, k], want, rtol=1e-6, atol=1e-6)

@@ -1,6 +1,7 @@
 """K ≥ 3 classes: softmax against XGBoost's multi:softprob and scikit-learn's multinomial GBDT."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -247,9 +248,16 @@ def test_save_load_and_draw(three, tmp_path):
     dot = clf.trees_[6].to_dot()
     assert "round 2, class 2: adds to the margin of class 2" in dot
     assert str(clf.trees_[6]).startswith("round 2, class 2")
-    model_dot = tg.draw.draw_model(clf, rounds=[1, 7]).source
+    # rounds are rounds: round 2 is its 4 trees (tree numbers 5 to 8), one per class
+    model_dot = tg.draw.draw_model(clf, rounds=[2]).source
+    clusters = [int(c) for c in re.findall(r"subgraph cluster_(\d+)", model_dot)]
+    assert clusters == [5, 6, 7, 8]
     assert "tree 7: round 2, class cat (classes_[2]" in model_dot
     assert "ant: " in model_dot  # round 0 lists each class' starting margin
+    one = tg.draw.draw_model(clf, rounds=2, class_=2).source
+    assert re.findall(r"subgraph cluster_(\d+)", one) == ["7"]
+    with pytest.raises(ValueError, match=r"rounds must be from 1 to 3 \(the model has 3 rounds"):
+        tg.draw.draw_model(clf, rounds=[7])
     clf.trees_[6].draw(engine="matplotlib").save(tmp_path / "t.png")
     assert (tmp_path / "t.png").stat().st_size > 0
 

@@ -11,6 +11,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
+from hist_data import few_values  # noqa: E402
 
 import teachgbt as tg  # noqa: E402
 import teachgbt.show.plot as P  # noqa: E402
@@ -177,7 +178,8 @@ def test_residuals_are_y_minus_p(ax, troll2_model):
     m, X, y = troll2_model()
     P.residuals(m, ax=ax)
     _labelled(ax)
-    lines = [ln for ln in ax.get_lines() if len(ln.get_xdata()) == 3]
+    # epoch 1 is ep_1_residual: y − p before tree 1, p = base_score = 4/6
+    lines = [ln for ln in ax.get_lines() if list(ln.get_xdata()) == [1, 2]]
     first = sorted(np.round([ln.get_ydata()[0] for ln in lines], 9))
     np.testing.assert_allclose(first, sorted(y.to_numpy(float) - 4 / 6), atol=1e-7)
 
@@ -189,8 +191,10 @@ def test_residuals_of_many_rows_draw_bands(ax):
     m = tg.BoostingRegressor(n_estimators=4, max_depth=2).fit(X, y)
     P.residuals(m, ax=ax)
     median = next(ln for ln in ax.get_lines() if "median" in ln.get_label())
-    want = [np.median(y - m.model_.margins_after(X.astype(np.float32), k)) for k in range(5)]
+    # epoch k = 1..4: the residual tree k is fitted to, after k − 1 trees
+    want = [np.median(y - m.model_.margins_after(X.astype(np.float32), k)) for k in range(4)]
     np.testing.assert_allclose(median.get_ydata(), want, atol=1e-5)
+    assert list(median.get_xdata()) == [1, 2, 3, 4]
     assert len(ax.collections) == 1  # one 10–90 % band, not 300 lines
 
 
@@ -310,3 +314,28 @@ def test_every_plot_draws_for_other_algorithms_and_tree_methods(kw):
                 assert sum(b.get_width() for b in ax.containers[0]) == n_splits
         finally:
             plt.close(fig)
+
+
+def test_plots_diagrams_explanations_and_files_work_on_hist_models(tmp_path):
+    X, y, logit = few_values(seed=16, n=300, d=4, nan=0.1)
+    clf = tg.BoostingClassifier(tree_method="hist", n_estimators=4, max_depth=3)
+    clf.fit(X, y, eval_set=[(X, y)])
+    for ax in (
+        tg.plot.loss_curve(clf),
+        tg.plot.split_scan(clf, 1, 0, int(clf.trees_[0].feature[0])),
+        tg.plot.probabilities(clf),
+        tg.plot.importance(clf),
+        clf.trees_[0].plot(),
+    ):
+        assert ax is not None
+    assert clf.trees_[0].to_dot().startswith("digraph")
+    assert "Gain" in str(tg.explain.split(clf, 1, 0))
+    assert "w*" in str(tg.explain.leaf(clf, 1, int(clf.trees_[0].left[0])))
+    clf.save(tmp_path / "m.json")
+    np.testing.assert_array_equal(
+        tg.load(tmp_path / "m.json").predict_proba(X), clf.predict_proba(X)
+    )
+    x1 = X[:, :1]
+    reg = tg.BoostingRegressor(tree_method="hist", n_estimators=3).fit(x1, np.nan_to_num(logit))
+    assert tg.plot.staircase(reg, x1, np.nan_to_num(logit)) is not None
+    plt.close("all")

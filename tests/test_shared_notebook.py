@@ -38,7 +38,9 @@ def _untrusted(out):
 def test_explorer_says_why_its_view_is_missing_when_the_frame_is_stripped(troll):
     out = tg.explore(troll)._repr_html_()
     left = _untrusted(out)
-    assert "This interactive view needs a trusted notebook: run the cell, or open" in left
+    # it says how to trust the notebook, and what to run instead
+    assert "needs a trusted notebook" in left and "Trust Notebook" in left
+    assert "jupyter trust" in left and "tg.explore(...) call of this cell" in left
     assert "MB and the notebook stores it" not in out  # a small explorer is not warned about
 
 
@@ -62,8 +64,10 @@ def _fit(verbose):
 def test_progress_bar_leaves_one_summary_line(capsys):
     pytest.importorskip("tqdm")
     clf = _fit(True)
-    err = capsys.readouterr().err
-    last = err.replace("\r", "\n").strip().splitlines()[-1]
+    out, err = capsys.readouterr()
+    # on stdout: a notebook shows stderr as an error
+    assert "trees in" not in err
+    last = out.strip().splitlines()[-1]
     m = re.fullmatch(r"7 trees in \d+\.\d s, train logloss (\S+)", last)
     assert m, last
     p = clf.predict_proba(np.random.default_rng(0).random((80, 3)))[:, 1]
@@ -90,3 +94,35 @@ def test_progress_bar_in_a_kernel_without_ipywidgets_is_text_and_silent(monkeypa
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert callbacks._tqdm_class() is text_bar
+
+
+def _in_a_kernel(monkeypatch):
+    """As in a Jupyter kernel without ipywidgets: tqdm's text bar."""
+    import importlib.util
+
+    class ZMQInteractiveShell:
+        pass
+
+    monkeypatch.setitem(
+        sys.modules, "IPython", types.SimpleNamespace(get_ipython=ZMQInteractiveShell)
+    )
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "ipywidgets" else real(name)
+    )
+
+
+def test_in_a_notebook_a_long_fit_shows_progress_unasked_and_nothing_on_stderr(monkeypatch, capsys):
+    pytest.importorskip("tqdm")
+    _in_a_kernel(monkeypatch)
+    monkeypatch.setattr(callbacks, "SHOW_AFTER", 0.0)  # every fit is "long"
+    _fit(None)
+    out, err = capsys.readouterr()
+    assert err == ""  # a notebook shows stderr as an error
+    assert "boosting" in out and re.search(r"7 trees in \d+\.\d s", out)
+    # a fit shorter than SHOW_AFTER shows nothing at all
+    monkeypatch.setattr(callbacks, "SHOW_AFTER", 3600.0)
+    _fit(None)
+    assert capsys.readouterr() == ("", "")
+    _fit(False)
+    assert capsys.readouterr() == ("", "")

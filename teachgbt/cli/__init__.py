@@ -193,14 +193,14 @@ def _split_rows(n, fraction, seed=0):
         return np.arange(n), None
     if not 0 < fraction < 1:
         raise CommandError(f"--eval-fraction must be between 0 and 1; got {fraction}")
-    k = int(round(fraction * n))
-    if k < 1 or k > n - 1:
+    n_eval = int(round(fraction * n))
+    if n_eval < 1 or n_eval > n - 1:
         raise CommandError(
             f"--eval-fraction {fraction} of {n} rows leaves no rows on one side; "
             "use more rows or another fraction"
         )
     order = np.random.default_rng(seed).permutation(n)
-    return np.sort(order[k:]), np.sort(order[:k])
+    return np.sort(order[n_eval:]), np.sort(order[:n_eval])
 
 
 def cmd_predict(args):
@@ -262,14 +262,14 @@ def _features(model, df, path):
 
 
 def _running_margin(model, values):
-    """One row per round: the value its (class's) tree adds and the margin after it, and the
-    prediction through the link when there is one (p for two classes; with K ≥ 3, p needs
-    every class's margin)."""
+    """One row per round: the value its (class's) tree adds and the margin after it, as the
+    model sums it (``explain.prediction``'s ``margins``), and the prediction through the
+    link when there is one (p for two classes; with K ≥ 3, p needs every class's margin)."""
     import numpy as np
 
     fitted = model.model_
     adds = np.asarray(values["leaf_values"], dtype=float)
-    margin = values["base_margin"] + np.cumsum(adds)
+    margin = np.asarray(values["margins"], dtype=float)
     table = pd.DataFrame({"round": values["rounds"], "leaf value": adds,
                           "margin after": margin})  # fmt: skip
     start = {"round": "start", "leaf value": np.nan, "margin after": values["base_margin"]}
@@ -288,24 +288,29 @@ def _running_margin(model, values):
 _NO_LINK = ("identity", "score", "mean of trees", "logitraw")
 
 
-def _tree_number(model, k):
-    """``--tree K``: a 1-based tree number, counting every tree (K ≥ 3 classes: K a round)."""
+def _numbered_tree(model, i):
+    """The tree ``--tree`` names: a tree number (1-based, counting every tree; with three or
+    more classes a round has one tree per class), as the model numbers them."""
     n = len(model.trees_)
-    if not 1 <= k <= n:
+    if not 1 <= i <= n:
         raise CommandError(f"--tree must be from 1 to {n} (the model has {n} trees)")
-    return k
+    return model.model_.tree(*model.model_.round_and_class(i))
 
 
 def cmd_draw(args):
+    from ..show.draw import MAX_DPI
+
+    if args.dpi is not None and not 10 <= args.dpi <= MAX_DPI:
+        raise CommandError(f"--dpi must be from 10 to {MAX_DPI}; got {args.dpi:g}")
     _check_output(args.output, model_file=args.model)
     model = _load_model(args)
-    k = _tree_number(model, args.tree)
-    diagram = model.trees_[k - 1].draw()
+    diagram = _numbered_tree(model, args.tree).draw()
+    look = {"dpi": args.dpi, "transparent": args.transparent, "theme": args.theme}
     if args.output == "-":  # DOT text, the one format a terminal or a pipe takes
-        sys.stdout.write(diagram.source)
+        sys.stdout.write(diagram.dot(**look))
         return
-    diagram.save(args.output)
-    print(f"drew tree {k} to {args.output}")
+    diagram.save(args.output, **look)
+    print(f"drew tree {args.tree} to {args.output}")
 
 
 _FORMULAS_FOR_ALL = 15  # nodes: a tree this small gets every node's formula
@@ -341,14 +346,14 @@ def cmd_explain(args):
         return
     if args.tree is None:
         raise CommandError("give --tree K (a tree's nodes and formulas) or --data CSV --row I")
-    k = _tree_number(model, args.tree)
-    tree = model.trees_[k - 1]
+    i = args.tree
+    tree = _numbered_tree(model, i)
     if args.node is not None and not 0 <= args.node < tree.n_nodes:
-        raise CommandError(f"--node must be from 0 to {tree.n_nodes - 1} (tree {k}'s nodes)")
+        raise CommandError(f"--node must be from 0 to {tree.n_nodes - 1} (tree {i}'s nodes)")
     if origin:
         print(f"model {origin}")
     with pd.option_context("display.width", 200, "display.max_columns", 30):
-        print(f"tree {k} of {len(model.trees_)}: {tree.n_nodes} nodes, {tree.n_leaves} leaves")
+        print(f"tree {i} of {len(model.trees_)}: {tree.n_nodes} nodes, {tree.n_leaves} leaves")
         print(tree.to_frame().to_string(index=False))
     if args.node is not None:
         nodes = [args.node]
@@ -530,6 +535,11 @@ def _model_parsers(sub):
     )
     d.add_argument("--output", required=True, metavar="FILE.svg|.png|.pdf|.dot",
                    help="- prints the DOT text")  # fmt: skip
+    d.add_argument("--dpi", type=float, metavar="N",
+                   help="resolution of a PNG (default 96; 300 for print or slides)")  # fmt: skip
+    d.add_argument("--transparent", action="store_true", help="no background")
+    d.add_argument("--theme", choices=("light", "dark"), default="light",
+                   help="dark: light text and edges, for a dark slide")  # fmt: skip
     _file_params(d)
     d.set_defaults(func=cmd_draw)
 

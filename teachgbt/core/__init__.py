@@ -31,7 +31,7 @@ from ._validate import (
     int_array,
     shorten,
 )
-from .model import FITTED_HERE, Model
+from .model import FITTED_HERE, MADE_FROM_TREES, Model, add_rounds, round_and_class, tree_number
 from .tree import NODE_COLUMNS, Tree, TreeBuilder, add_tree_values, as_float32_matrix
 
 __all__ = [
@@ -41,6 +41,10 @@ __all__ = [
     "routing",
     "Model",
     "FITTED_HERE",
+    "MADE_FROM_TREES",
+    "add_rounds",
+    "round_and_class",
+    "tree_number",
     "Tree",
     "TreeBuilder",
     "NODE_COLUMNS",

@@ -18,6 +18,7 @@ from .routing import DEFAULT_RULE, rule_of
 __all__ = [
     "format_number",
     "format_threshold",
+    "exact_threshold",
     "format_rule",
     "format_category",
     "format_set",
@@ -56,6 +57,16 @@ def format_threshold(t, rule=DEFAULT_RULE):
     return np.format_float_scientific(x, unique=True, trim="-")
 
 
+def exact_threshold(t, rule=DEFAULT_RULE):
+    """The threshold the tree stores, to every digit float64 tells apart: what a view shows
+    on hover beside ``format_threshold``'s reading (the float32 that reads ``0.066259995``
+    is 0.06625999510288239). For the ``≤`` rules the two are the same number."""
+    x = np.float64(np.float32(t)) if rule_of(rule).op == "<" else np.float64(t)
+    if x == 0 or _PLAIN_MIN <= abs(x) < _PLAIN_MAX:
+        return np.format_float_positional(x, unique=True, trim="-")
+    return np.format_float_scientific(x, unique=True, trim="-")
+
+
 def format_rule(feature, threshold, rule=DEFAULT_RULE):
     """The rule of a split, ``feature < threshold`` (``≤`` for the libraries that compare
     so): rows for which it holds go left."""
@@ -73,14 +84,16 @@ def format_category(label):
     return str(label)
 
 
-def format_value(x, categories=None):
+def format_value(x, categories=None, rule=DEFAULT_RULE):
     """A feature's value as a row shows it: ``missing``, the category a code names (with
-    ``categories``, the feature's; "unseen" for a code none has), or the number."""
+    ``categories``, the feature's; "unseen" for a code none has), or the number as the
+    trees of ``rule`` read it, through the threshold's formatter (``17.06``, the float32
+    an XGBoost tree compares, not ``17.059999``)."""
     x = float(x)
     if math.isnan(x):
         return "missing"
     if categories is None:
-        return format_number(x, 6)
+        return format_threshold(x, rule)
     if x == int(x) and 0 <= x < len(categories):
         return format_category(categories[int(x)])
     # −1: a category the model never saw, as a DataFrame or CSV is read; else the code

@@ -8,12 +8,23 @@ that shows or checks a model — the estimators, the trace, explanations, plots,
 contributions, the command line, the explorer — asks it rather than re-deriving:
 
     model.margins(X, iteration_range)   base margin + Σ η·f_t(x) over rounds start … end−1
-    model.margins_after(X, k)           the margins after k rounds (k = 0: the base margin)
+    model.margins_after(X, t)           the margins after t rounds (t = 0: the base margin)
+    model.running_margins(X)            the margins after each round in turn, in the
+                                        model's precision (what every view that follows a
+                                        row round by round shows)
+    model.next_margins(X, t, margins)   round t's trees added to the margins before it
+                                        (the trace and the eval sets keep theirs)
     model.predict(X, iteration_range)   the link applied: probabilities, or the margin
-    model.tree(round, class_)           the tree of a round (1-based) and class
+    model.tree(t, class_)               the tree of round t (1-based) and class k (0-based)
+    model.tree_number(t, class_)        its tree number (1-based, counting every tree), and
+    model.round_and_class(i)            back: tree number i's round and class
     model.n_rounds, model.n_outputs     rounds, and trees per round (K, or 1)
     model.is_classifier                 the margin is log-odds (or K softmax margins)
     model.feature_name(j)               the name of feature j
+
+Names: ``t`` is a round (1-based), ``k`` or ``class_`` a class (0-based), ``i`` a tree
+number (1-based, counting every tree: XGBoost's order, round by round, one tree per class
+within a round, so tree i is ``trees[i − 1]``).
 
 ``engine.training.train`` returns one; ``BoostingClassifier.from_trees`` wraps one made
 from trees.
@@ -29,9 +40,45 @@ from ..utils import check_X, encode_categories
 from . import routing
 from .tree import add_tree_values
 
-__all__ = ["Model", "FITTED_HERE"]
+__all__ = [
+    "Model",
+    "FITTED_HERE",
+    "MADE_FROM_TREES",
+    "tree_number",
+    "round_and_class",
+    "add_rounds",
+]
 
+# where a model came from, when it was not imported or trained on a cluster
 FITTED_HERE = "fitted here"
+MADE_FROM_TREES = "made from trees (tg.load, from_trees)"
+
+
+def tree_number(t, k, K):
+    """The number (1-based, counting every tree) of round ``t``'s tree of class ``k`` in a
+    model of ``K`` trees a round: XGBoost's order, round by round, class by class. The one
+    place a round and a class become a tree number; ``round_and_class`` is the way back."""
+    return (t - 1) * K + k + 1
+
+
+def round_and_class(i, K):
+    """``(t, k)``: the round (1-based) and class (0-based) of tree number ``i`` (1-based) in a
+    model of ``K`` trees a round; the inverse of ``tree_number``."""
+    t, k = divmod(i - 1, K)
+    return t + 1, k
+
+
+def add_rounds(trees, X, margins):
+    """``margins`` + Σ η·f(x) of ``trees`` (whole rounds, XGBoost's order), tree after tree
+    in the margins' precision: the one place margins are added. ``margins``: (n,), or (n, K)
+    whose column k class k's trees (every K-th, from the k-th) add to."""
+    if margins.ndim == 1:
+        return add_tree_values(trees, X, margins)
+    K = margins.shape[1]
+    out = np.empty_like(margins)
+    for k in range(K):
+        out[:, k] = add_tree_values(trees[k::K], X, np.ascontiguousarray(margins[:, k]))
+    return out
 
 
 class Model:
@@ -184,18 +231,40 @@ class Model:
             return k
         return np.asarray(self.classes[k]).tolist()
 
-    def tree_index(self, t, class_=None):
-        """Position in ``trees`` of round ``t``'s tree of class ``class_`` (both checked)."""
-        return (self.check_round(t) - 1) * self.n_outputs + self.check_class(class_)
+    def tree_number(self, t, class_=None):
+        """The number (1-based, counting every tree) of round ``t``'s tree of class
+        ``class_`` (both checked): ``trees[tree_number(t, class_) − 1]``."""
+        return tree_number(self.check_round(t), self.check_class(class_), self.n_outputs)
+
+    def check_tree_number(self, i):
+        """``i`` as a tree number 1 … len(trees), or a ValueError saying what is allowed."""
+        n = len(self.trees)
+        ok = isinstance(i, numbers.Integral) and not isinstance(i, bool)
+        if not ok or not 1 <= i <= n:
+            raise ValueError(
+                f"a tree number counts every tree, from 1 to {n}"
+                + (f" ({self.n_outputs} a round)" if self.n_outputs > 1 else "")
+                + f"; got {i!r}"
+            )
+        return int(i)
+
+    def round_and_class(self, i):
+        """``(t, class_)`` of tree number ``i`` (checked): its round, and its class with K ≥ 3
+        classes (None otherwise), ready to pass back as ``tree(t, class_)``."""
+        t, k = round_and_class(self.check_tree_number(i), self.n_outputs)
+        return t, (k if self.n_outputs > 1 else None)
 
     def tree(self, t, class_=None):
         """The tree of round ``t`` (1-based); with K ≥ 3 classes, class ``class_``'s."""
-        return self.trees[self.tree_index(t, class_)]
+        return self.trees[self.tree_number(t, class_) - 1]
+
+    def _first(self, t):
+        """Position in ``trees`` of round t's first tree (t = n_rounds + 1: the end)."""
+        return tree_number(t, 0, self.n_outputs) - 1
 
     def round_trees(self, t):
         """The trees of round t (1-based): one, or one per class."""
-        K = self.n_outputs
-        return self.trees[(t - 1) * K : t * K]
+        return self.trees[self._first(self.check_round(t)) : self._first(t + 1)]
 
     # ------------------------------------------------------------ prediction
     def rounds(self, iteration_range=None):
@@ -229,9 +298,10 @@ class Model:
         """The trees a prediction over ``iteration_range`` adds; with ``class_`` (K ≥ 3)
         only that class's."""
         start, end = self.rounds(iteration_range)
-        K = self.n_outputs
-        trees = self.trees[start * K : end * K]
-        return trees if class_ is None else trees[self.check_class(class_) :: K]
+        trees = self.trees[self._first(start + 1) : self._first(end + 1)]
+        if class_ is None:
+            return trees
+        return trees[self.check_class(class_) :: self.n_outputs]  # class k: every K-th tree
 
     def class_base_margin(self, class_=None):
         """The starting margin a class's trees add to (the one margin when K = 1)."""
@@ -260,27 +330,43 @@ class Model:
         """Base margin + Σ η·f_t(x) over the rounds of ``iteration_range``, summed in the
         model's precision: (n,), or (n, K) with K ≥ 3 classes. ``X``: the validated
         feature matrix (``check_X``)."""
-        return self._sum(self.used_trees(iteration_range), X)
+        trees = self.used_trees(iteration_range)
+        return add_rounds(trees, X, self.start_margins(len(X))).astype(np.float64)
 
-    def margins_after(self, X, k):
-        """The margins after the first ``k`` rounds; k = 0 is the base margin alone (which
+    def margins_after(self, X, t):
+        """The margins after the first ``t`` rounds; t = 0 is the base margin alone (which
         no ``iteration_range`` asks for: XGBoost reads (0, 0) as every round)."""
-        if not isinstance(k, numbers.Integral) or not 0 <= k <= self.n_rounds:
-            raise ValueError(f"k must be a whole number from 0 to {self.n_rounds}; got {k!r}")
-        return self._sum(self.trees[: k * self.n_outputs], X)
+        ok = isinstance(t, numbers.Integral) and not isinstance(t, bool)
+        if not ok or not 0 <= t <= self.n_rounds:
+            raise ValueError(f"t must be a whole number of rounds from 0 to {self.n_rounds}; "
+                             f"got {t!r}")  # fmt: skip
+        trees = self.trees[: self._first(t + 1)]
+        return add_rounds(trees, X, self.start_margins(len(X))).astype(np.float64)
 
-    def _sum(self, trees, X):
-        """Base margin + Σ of ``trees`` (whole rounds): the one place margins are added."""
-        K = self.n_outputs
-        if K == 1:
-            margin = np.full(len(X), self.base_margin, dtype=self.margin_dtype)
-            return add_tree_values(trees, X, margin).astype(np.float64)
-        out = np.empty((len(X), K), dtype=np.float64)
+    def start_margins(self, n):
+        """The base margin of ``n`` rows, in the model's precision: (n,), or (n, K)."""
         base = np.asarray(self.base_margin, dtype=self.margin_dtype)
-        for k in range(K):  # XGBoost's order: class k owns every K-th tree
-            margin = np.full(len(X), base[k], dtype=self.margin_dtype)
-            out[:, k] = add_tree_values(trees[k::K], X, margin)
-        return out
+        if self.n_outputs == 1:
+            return np.full(n, base, dtype=self.margin_dtype)
+        return np.tile(base, (n, 1))
+
+    def running_margins(self, X, iteration_range=None):
+        """``(t, margins after round t)`` for the rounds of ``iteration_range`` (as
+        ``margins``'s): first ``(start, the base margin)``, then each round's trees added in
+        turn, in the model's precision (``margin_dtype``) and order, so that every view that
+        follows a row round by round shows these very numbers; the last are ``margins``'s.
+        Arrays (n,), or (n, K) with K ≥ 3 classes."""
+        start, end = self.rounds(iteration_range)
+        margins = self.start_margins(len(X))
+        yield start, margins
+        for t in range(start + 1, end + 1):
+            margins = self.next_margins(X, t, margins)
+            yield t, margins
+
+    def next_margins(self, X, t, margins):
+        """The margins after round ``t``, given ``margins``, those after round t − 1 in the
+        model's precision: ŷ^(t) = ŷ^(t−1) + η·f_t(x)."""
+        return add_rounds(self.round_trees(t), X, margins)
 
     def predict(self, X, iteration_range=None):
         """The link applied to ``margins``: probabilities for a classifier."""

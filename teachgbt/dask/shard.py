@@ -22,9 +22,9 @@ import numpy as np
 import pandas as pd
 
 from ..core import shorten
+from ..core.model import add_rounds
 from ..core.tree import as_float32_matrix
 from ..engine.binning import HistData
-from ..engine.boosting import round_step
 from ..engine.hist import HistSplitter
 from ..utils import check_X
 from . import cuts as C
@@ -147,19 +147,18 @@ class Shard:
         self.reply = None
 
 
-def make_shard(parts, offsets, cuts, classes, algorithm, base_margin):
+def make_shard(parts, offsets, cuts, model):
     """The partitions held by one worker as one shard: ``parts`` is a list of (X, y, weight),
-    binned with the whole data's cuts, labels as class indices (classifier); ``offsets``:
-    each one's first row in the whole data."""
+    binned with the whole data's cuts, labels as indices of ``model.classes`` (classifier),
+    margins at the model's start; ``offsets``: each one's first row in the whole data."""
     arrays = [as_arrays(*part) for part in parts]
     X32 = np.concatenate([a[0] for a in arrays]) if len(arrays) > 1 else arrays[0][0]
     y = np.concatenate([a[1] for a in arrays])
     weight = None if arrays[0][2] is None else np.concatenate([a[2] for a in arrays])
-    if classes is not None:
-        y = np.searchsorted(classes, y)
+    if model.classes is not None:
+        y = np.searchsorted(model.classes, y)
     data = HistData.from_cuts(X32, *cuts)
-    margin = algorithm.initial_margin(base_margin, len(X32))
-    shard = Shard(data, y.astype(np.float64), weight, margin)
+    shard = Shard(data, y.astype(np.float64), weight, model.start_margins(len(X32)))
     shard.segments = [(offset, len(a[0])) for offset, a in zip(offsets, arrays)]
     return shard
 
@@ -294,16 +293,17 @@ class EvalShard:
         self.reply = None
 
 
-def make_eval_shard(X, y, classes, algorithm, base_margin):
+def make_eval_shard(X, y, model):
     X32, y, _ = as_arrays(X, y)
-    if classes is not None:
-        y = np.searchsorted(classes, y).astype(np.float64)
-    return EvalShard(X32, y.astype(np.float64), algorithm.initial_margin(base_margin, len(X32)))
+    if model.classes is not None:
+        y = np.searchsorted(model.classes, y).astype(np.float64)
+    return EvalShard(X32, y.astype(np.float64), model.start_margins(len(X32)))
 
 
-def eval_round(shard, algorithm, trees):
-    """The round's trees added to the eval margins; the reply: (rows, the loss's metric)."""
-    shard.margin = algorithm.add(shard.margin, round_step(trees, shard.X32))
-    metric = algorithm.loss.metric(shard.y, shard.margin) if len(shard.y) else 0.0
+def eval_round(shard, trees, loss):
+    """A round's trees added to the eval margins (in the model's precision, as
+    ``Model.next_margins`` adds them); the reply: (rows, the loss's metric)."""
+    shard.margin = add_rounds(trees, shard.X32, shard.margin)
+    metric = loss.metric(shard.y, shard.margin) if len(shard.y) else 0.0
     shard.reply = (len(shard.y), metric)
     return shard

@@ -11,11 +11,12 @@ you call ``.compute()`` on it.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pandas as pd
 
 from ..engine.binning import HistData
-from ..engine.boosting import round_step
 from ..engine.hist import HistSplitter
 from ..engine.trace import INSTANCE_COLUMNS
 from . import shard as S
@@ -23,31 +24,25 @@ from . import shard as S
 __all__ = ["DaskTrace"]
 
 
-def _replay(X, y, weight, fit):
-    """One partition as trained on: X32, y (class indices), weights, and the function giving
-    the margins before round t (a dict ``fit`` holds what the model knows)."""
+def _replay(X, y, weight, fit, t):
+    """One partition as trained on before round t: X32, y (class indices), weights and the
+    margins after round t − 1, the model's (``fit``: what the workers need of the fit)."""
     X32, y, weight = S.as_arrays(X, y, weight)
-    if fit["classes"] is not None:
-        y = np.searchsorted(fit["classes"], y)
-    y = y.astype(np.float64)
-    algorithm, trees, K = fit["algorithm"], fit["trees"], fit["K"]
-
-    def margin_before(t):
-        m = algorithm.initial_margin(fit["base_margin"], len(X32))
-        for r in range(1, t):
-            m = algorithm.add(m, round_step(trees[(r - 1) * K : r * K], X32))
-        return m
-
-    return X32, y, weight, margin_before
+    model = fit["model"]
+    if model.classes is not None:
+        y = np.searchsorted(model.classes, y)
+    # float64 holds the model's float32 margins exactly: g and h are those of training
+    return X32, y.astype(np.float64), weight, model.margins_after(X32, t - 1)
 
 
 def _node_histogram(X, y, weight, fit, t, k, node, features, draw, offset):
-    """The histogram of the rows of ``node`` of round t's tree k, over one partition
-    (whose first row is row ``offset`` of the whole data; ``draw``: the tree's subsample)."""
-    X32, y, weight, margin_before = _replay(X, y, weight, fit)
-    algorithm = fit["algorithm"]
-    stats = algorithm.class_stats(algorithm.round_stats(y, margin_before(t), weight), k)
-    tree = fit["trees"][(t - 1) * fit["K"] + k]
+    """The histogram of the rows of ``node`` of round t's tree of class k, over one
+    partition (whose first row is row ``offset`` of the whole data; ``draw``: the tree's
+    subsample)."""
+    X32, y, weight, margins = _replay(X, y, weight, fit, t)
+    algorithm, model = fit["algorithm"], fit["model"]
+    stats = algorithm.class_stats(algorithm.round_stats(y, margins, weight), k)
+    tree = model.tree(t, k if model.n_outputs > 1 else None)
     data = HistData.from_cuts(X32, *fit["cuts"])
     splitter = HistSplitter(data, stats["g"], stats["h"], algorithm.scan_params(), None, features)
     keep = tree.node_mask(X32, node)
@@ -61,14 +56,12 @@ def _node_histogram(X, y, weight, fit, t, k, node, features, draw, offset):
 
 def _instances(X, y, weight, fit, t, k):
     """The ``instances(t)`` table of one partition."""
-    X32, y, weight, margin_before = _replay(X, y, weight, fit)
-    algorithm = fit["algorithm"]
-    m = margin_before(t)
-    stats = algorithm.class_stats(algorithm.round_stats(y, m, weight), k)
-    tree = fit["trees"][(t - 1) * fit["K"] + k]
-    K = fit["K"]
-    margin = np.asarray(m, dtype=np.float64)
-    prob = algorithm.loss.transform(margin)
+    X32, y, weight, margin = _replay(X, y, weight, fit, t)
+    algorithm, model = fit["algorithm"], fit["model"]
+    K = model.n_outputs
+    stats = algorithm.class_stats(algorithm.round_stats(y, margin, weight), k)
+    tree = model.tree(t, k if K > 1 else None)
+    prob = model.link(margin)
     column = (lambda a: a[:, k]) if K > 1 else (lambda a: a)
     df = pd.DataFrame(
         {
@@ -80,64 +73,55 @@ def _instances(X, y, weight, fit, t, k):
             "leaf": tree.apply(X32),
         }
     )
-    return df if fit["classes"] is not None else df.drop(columns="prob")
+    return df if model.is_classifier else df.drop(columns="prob")
 
 
 class DaskTrace:
-    """Tables of a ``DaskBoostingClassifier`` / ``DaskBoostingRegressor`` fit."""
+    """Tables of a ``DaskBoostingClassifier`` / ``DaskBoostingRegressor`` fit: ``model``,
+    the fitted ``Model``; ``algorithm``, ``meta`` and ``cuts``: what it trained with;
+    ``parts`` and ``offsets``: the training data's partitions (Delayed) and each one's first
+    row; ``samples``: each tree's features and subsample, by tree number − 1."""
 
-    def __init__(self, model, algorithm, meta):
-        self._model, self._algo, self._meta = model, algorithm, meta
-        self._K = algorithm.n_outputs
+    def __init__(self, model, algorithm, meta, cuts, parts, offsets, samples, client, timeout):
+        self._model, self._algo, self._meta, self._cuts = model, algorithm, meta, cuts
+        self._parts, self._offsets, self._samples = parts, offsets, samples
+        self._client, self._timeout = client, timeout
 
     @property
     def n_rounds(self):
-        return len(self._model.trees_) // self._K
+        return self._model.n_rounds
 
-    def _check(self, t, class_):
-        if not isinstance(t, (int, np.integer)) or not 1 <= t <= self.n_rounds:
-            raise ValueError(f"round t must be a whole number from 1 to {self.n_rounds}; got {t!r}")
-        if self._K == 1:
-            if class_ is not None:
-                raise ValueError("class_ is for classifiers of three or more classes")
-            return int(t), 0
-        if class_ is None or not 0 <= int(class_) < self._K:
-            raise ValueError(f"this model has {self._K} classes: pass class_= 0 to {self._K - 1}")
-        return int(t), int(class_)
-
-    def _tree(self, t, k):
-        return self._model.trees_[(t - 1) * self._K + k]
+    def _tree(self, t, class_):
+        """Round t's tree of class ``class_`` (both checked), its tree number and class."""
+        model = self._model
+        i = model.tree_number(t, class_)
+        return model.trees[i - 1], i, model.check_class(class_)
 
     def _fit(self):
-        model = self._model
-        return {
-            "algorithm": self._algo,
-            "trees": list(model.trees_),
-            "K": self._K,
-            "classes": getattr(model, "classes_", None),
-            "base_margin": model.base_margin_,
-            "cuts": model.cuts_,
-        }
+        """What the workers need of the fit (the model without this trace)."""
+        model = copy.copy(self._model)
+        model.trace = None
+        return {"model": model, "algorithm": self._algo, "cuts": self._cuts}
 
     def nodes(self, t, class_=None):
-        """Tree t, one row per node, as ``Trace.nodes``: kept from training."""
-        return self._tree(*self._check(t, class_)).to_frame()
+        """Round t's tree, one row per node, as ``Trace.nodes``: kept from training."""
+        return self._tree(t, class_)[0].to_frame()
 
     def splits(self, t, node, class_=None):
-        """Every candidate split evaluated at ``node`` of tree t, the chosen one marked;
-        the node's histogram is recomputed on the workers and summed through Dask."""
+        """Every candidate split evaluated at ``node`` of round t's tree, the chosen one
+        marked; the node's histogram is recomputed on the workers and summed through Dask."""
         from dask import delayed
 
         from .driver import ClusterNode, Driver
 
-        t, k = self._check(t, class_)
-        tree = self._tree(t, k)
+        tree, i, k = self._tree(t, class_)
         if not isinstance(node, (int, np.integer)) or not 0 <= node < tree.n_nodes:
-            raise ValueError(f"tree {t} has nodes 0 to {tree.n_nodes - 1}; got node={node!r}")
-        model, parts = self._model, self._model._parts
-        features = model._features[(t - 1) * self._K + k]
-        draw = model._row_draws[(t - 1) * self._K + k]
-        driver = Driver(model._get_client(), model.timeout)
+            raise ValueError(
+                f"the tree of round {t} has nodes 0 to {tree.n_nodes - 1}; got node={node!r}"
+            )
+        parts, sample = self._parts, self._samples[i - 1]
+        features, draw = sample["features"], sample["draw"]
+        driver = Driver(self._client, self._timeout)
         fit = delayed(self._fit(), pure=True)
         weights = parts.weight or [None] * len(parts)
         futures = [
@@ -145,7 +129,7 @@ class DaskTrace:
                 delayed(_node_histogram)(x, y, w, fit, t, k, int(node), features, draw, offset),
                 optimize_graph=False,
             )
-            for x, y, w, offset in zip(parts.X, parts.y, weights, model._offsets)
+            for x, y, w, offset in zip(parts.X, parts.y, weights, self._offsets)
         ]
         hist, n_missing, n, sums = driver.reduce(futures)[0]
         scanner = HistSplitter(self._meta, None, None, self._algo.scan_params(), None, features)
@@ -162,13 +146,11 @@ class DaskTrace:
         import dask.dataframe as dd
         from dask import delayed
 
-        t, k = self._check(t, class_)
-        parts = self._model._parts
+        _, _, k = self._tree(t, class_)
+        parts = self._parts
         fit = delayed(self._fit(), pure=True)
         weights = parts.weight or [None] * len(parts)
-        columns = [
-            c for c in INSTANCE_COLUMNS if c != "prob" or self._model.loss_.is_classification
-        ]
+        columns = [c for c in INSTANCE_COLUMNS if c != "prob" or self._model.is_classifier]
         meta = pd.DataFrame(
             {c: pd.Series(dtype=np.int32 if c == "leaf" else np.float64) for c in columns}
         )

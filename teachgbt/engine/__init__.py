@@ -1,7 +1,10 @@
 """The engine: how trees are grown and boosted.
 
-    training.py     train(params, X, y) -> teachgbt.core.model.Model: the loop and everything
-                    around it; TrainParams, the training parameters by XGBoost's names
+    training.py     boost(params, rows) -> teachgbt.core.model.Model: the one loop and
+                    everything around it, over a backend that holds the rows and finds the
+                    splits (LocalRows on this machine; teachgbt.dask passes the cluster's);
+                    train(params, X, y); TrainParams, the training parameters by XGBoost's
+                    names, declared once
     boosting.py     one round of additive training (boost_round), the algorithms'
                     interface, XGBoost-style boosting, and TREE_METHODS
     callbacks.py    what runs around the loop after each round: eval sets, early stopping,

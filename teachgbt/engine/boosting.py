@@ -46,7 +46,6 @@ __all__ = [
     "TreeMethod",
     "TREE_METHODS",
     "RoundSampler",
-    "round_step",
     "boost_round",
 ]
 
@@ -185,26 +184,29 @@ class RoundSampler:
         self.rng = np.random.default_rng(random_state)
 
     def draw(self, n_rows, n_features):
-        return self._rows(n_rows), self._features(n_features)
+        return self.rows(n_rows), self.features(n_features)
 
-    def _rows(self, n):
+    def rows(self, n):
         if self.subsample >= 1.0:
             return None
         rows = np.flatnonzero(self.rng.random(n) < self.subsample)
         return rows if len(rows) else np.array([int(self.rng.integers(n))])
 
-    def _features(self, d):
+    def skip_rows(self, n):
+        """The generator's state before a tree's row draws, then moved past them (one 64-bit
+        draw a row, as ``Generator.random``): whoever holds rows a … b of the data draws their
+        numbers from that state (a Dask worker, its own rows). None: every row is kept."""
+        if self.subsample >= 1.0:
+            return None
+        state = self.rng.bit_generator.state
+        self.rng.bit_generator.advance(n)
+        return state
+
+    def features(self, d):
         if self.colsample_bytree >= 1.0:
             return None
         k = max(1, int(self.colsample_bytree * d))
         return np.sort(self.rng.choice(d, size=k, replace=False))
-
-
-def round_step(trees, X32):
-    """η·f_t(x) of one round's trees: (n,), or (n, K) with one column per class' tree."""
-    if len(trees) == 1:
-        return trees[0].predict(X32)
-    return np.column_stack([tree.predict(X32) for tree in trees])
 
 
 def boost_round(

@@ -5,8 +5,8 @@ far, and returns True to stop training (XGBoost's ``TrainingCallback.after_itera
 
 * ``EvalSets``      scores the eval sets after every round (``evals_result_``);
 * ``EarlyStopping`` stops when the last eval set's score has not improved for a while;
-* ``progress_bar``  a tqdm bar for long fits, shown only on a terminal; one summary
-                    line stays when it ends.
+* ``progress_bar``  a tqdm bar for fits that last over a second, on a terminal or in a
+                    notebook; one summary line stays on stdout when it ends.
 """
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ import warnings
 
 import numpy as np
 
-from .boosting import round_step
-
 __all__ = ["EvalSets", "EarlyStopping", "progress_bar"]
 
 
@@ -28,19 +26,17 @@ class EvalSets:
     ``results`` is XGBoost's ``evals_result()``: ``{"validation_k": {metric: [score, ...]}}``.
     """
 
-    def __init__(self, evals, algorithm, base_margin):
+    def __init__(self, evals, model):
         self.evals = evals
-        self.algorithm = algorithm
-        self.loss = algorithm.loss
-        self.margins = [algorithm.initial_margin(base_margin, len(ey)) for _, ey in evals]
+        self.loss = model.loss
+        self.margins = [model.start_margins(len(ey)) for _, ey in evals]
         self.results = {}
 
     def __call__(self, t, model):
-        trees = model.round_trees(t)  # one tree, or one per class
-        for k, (ex, ey) in enumerate(self.evals):
-            self.margins[k] = self.algorithm.add(self.margins[k], round_step(trees, ex))
-            score = self.loss.metric(ey, self.margins[k])
-            self.results.setdefault(f"validation_{k}", {}).setdefault(
+        for j, (ex, ey) in enumerate(self.evals):
+            self.margins[j] = model.next_margins(ex, t, self.margins[j])
+            score = self.loss.metric(ey, self.margins[j])
+            self.results.setdefault(f"validation_{j}", {}).setdefault(
                 self.loss.metric_name, []
             ).append(score)
 
@@ -76,11 +72,13 @@ class _NoProgress:
 
 
 class _Progress:
-    """A tqdm bar while training; when it ends, the bar goes and one line stays (a saved
-    notebook would otherwise keep a widget's stale state, or nothing)."""
+    """A tqdm bar while training; when it ends, the bar goes and one line stays, on stdout
+    (a notebook shows stderr in red, as if the fit had failed; a saved notebook would
+    otherwise keep a widget's stale state, or nothing). Unasked for (``verbose=None``), the
+    bar and the line appear only once a fit has lasted ``SHOW_AFTER`` seconds."""
 
-    def __init__(self, bar, metric):
-        self.bar, self.metric = bar, metric
+    def __init__(self, bar, metric, always):
+        self.bar, self.metric, self.always = bar, metric, always
         self.start = time.perf_counter()
         self.trees = 0
 
@@ -90,13 +88,24 @@ class _Progress:
 
     def close(self):
         self.bar.close()
-        if not self.trees:  # the fit failed before a tree: its error says why
-            return
-        line = f"{self.trees} trees in {time.perf_counter() - self.start:.1f} s"
+        seconds = time.perf_counter() - self.start
+        if not self.trees or not (self.always or seconds >= SHOW_AFTER):
+            return  # a failed fit's error says why; a quick one needs no report
+        line = f"{self.trees} trees in {seconds:.1f} s"
         if self.metric is not None:
             name, value = self.metric()
             line += f", train {name} {value:.4g}"
-        print(line, file=sys.stderr, flush=True)
+        print(line, file=sys.stdout, flush=True)
+
+
+#: seconds a fit runs before an unasked-for progress bar appears
+SHOW_AFTER = 1.0
+
+
+def _shell():
+    """The name of IPython's shell class ("ZMQInteractiveShell" in a Jupyter kernel)."""
+    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+    return type(shell).__name__
 
 
 def _tqdm_class():
@@ -104,8 +113,7 @@ def _tqdm_class():
     ``tqdm.auto``: without ipywidgets it warns ("IProgress not found") before falling back."""
     from importlib.util import find_spec
 
-    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
-    if type(shell).__name__ == "ZMQInteractiveShell" and find_spec("ipywidgets") is not None:
+    if _shell() == "ZMQInteractiveShell" and find_spec("ipywidgets") is not None:
         from tqdm.notebook import tqdm
     else:
         from tqdm.std import tqdm
@@ -113,12 +121,15 @@ def _tqdm_class():
 
 
 def progress_bar(total, verbose, metric=None):
-    """A hook showing a tqdm bar for long fits, only on a terminal (or when verbose=True).
-    Call its ``close()`` when training ends: it leaves one line, "150 trees in 6.8 s, train
-    logloss 0.21" (``metric()`` gives the name and value of the train score)."""
+    """A hook showing a tqdm bar: with verbose=True always, with verbose=None (the default)
+    on a terminal or in a notebook once the fit has run a second. Call its ``close()`` when
+    training ends: it prints one line to stdout, "150 trees in 6.8 s, train logloss 0.21"
+    (``metric()`` gives the name and value of the train score)."""
     if verbose is False or total < 2:
         return _NoProgress()
-    if verbose is None and not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
+    notebook = _shell() == "ZMQInteractiveShell"
+    terminal = hasattr(sys.stderr, "isatty") and sys.stderr.isatty()
+    if verbose is None and not (terminal or notebook):
         return _NoProgress()
     try:
         tqdm = _tqdm_class()
@@ -128,4 +139,8 @@ def progress_bar(total, verbose, metric=None):
                 "verbose=True shows a progress bar only when tqdm is installed", stacklevel=3
             )
         return _NoProgress()
-    return _Progress(tqdm(total=total, desc="boosting", unit="tree", leave=False), metric)
+    # a text bar in a notebook goes to stdout: its stderr is shown as an error
+    out = sys.stdout if notebook else sys.stderr
+    delay = 0.0 if verbose else SHOW_AFTER
+    bar = tqdm(total=total, desc="boosting", unit="tree", leave=False, delay=delay, file=out)
+    return _Progress(bar, metric, always=bool(verbose))

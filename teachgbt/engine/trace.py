@@ -4,8 +4,9 @@ What is cheap is kept from training (the trees with their per-node G, H, w*,
 gains; each round's row and feature sample); everything per instance — the
 margins, g, h, leaf assignments, candidate splits — is recomputed from the
 trees when asked, so a trace of a million-row fit stays small. The
-recomputation uses the same functions, in the same precision, as training,
-so the numbers are the ones the trainer saw.
+margins come from the model (``Model.next_margins``: the one place margins
+are added, in the trainer's precision and order), g and h from the training
+algorithm, so the numbers are the ones the trainer saw.
 
 With K ≥ 3 classes a round has one tree per class, and every table takes
 ``class_=k`` (an index into ``classes_``): class k's tree, margin, probability,
@@ -44,13 +45,13 @@ class Trace:
         self._X_digest = _digest(X32)
         self._y = y
         self._sample_weight = sample_weight
-        self._rounds = samples  # per tree (one a round when K = 1): rows, features
+        self._samples = samples  # per tree, by tree number − 1: its rows and features
         self._K = model.n_outputs  # trees per round
         self._tree_method = tree_method
         self._data = data
         self._algo = algorithm
-        self._margins = {0: algorithm.initial_margin(model.base_margin, len(y))}
-        self._leaves = {}
+        self._margins = {0: model.start_margins(len(y))}  # round t -> margins after it
+        self._leaves = {}  # tree number -> each row's leaf
 
     # ----------------------------------------------------------- helpers
     def _check_X(self):
@@ -88,9 +89,6 @@ class Trace:
         """The class index a table is about: required with K ≥ 3 classes, else 0."""
         return self._model.check_class(class_)
 
-    def _tree_index(self, t, k):
-        return (t - 1) * self._K + k  # XGBoost's order: round by round, class by class
-
     def _column(self, a, k):
         """Class k's column of an (n, K) array; the array itself when K = 1."""
         a = np.asarray(a)
@@ -103,6 +101,11 @@ class Trace:
     def _check_round(self, t):
         return self._model.check_round(t)
 
+    def _tree(self, t, k):
+        """Round t's tree of class k (0 when K = 1), and its tree number."""
+        i = self._model.tree_number(t, k if self._K > 1 else None)
+        return self._model.trees[i - 1], i
+
     def leaf(self, t, class_=None):
         """Leaf id of every training instance in round t's tree (class ``class_``'s with
         K ≥ 3)."""
@@ -111,9 +114,9 @@ class Trace:
         return self._leaf(self._check_round(t), k)
 
     def _leaf(self, t, k=0):
-        i = self._tree_index(t, k)
+        tree, i = self._tree(t, k)
         if i not in self._leaves:
-            leaves = self._model.trees[i].apply(self._X32)
+            leaves = tree.apply(self._X32)
             if self._cache_ok():
                 self._leaves[i] = leaves
             return leaves
@@ -123,21 +126,20 @@ class Trace:
         per_round = len(self._y) * 8 * self._K
         return per_round * self.n_rounds * 2 <= _CACHE_BYTES
 
-    def margin(self, k):
-        """Margins after k rounds (k = 0: the base margin), in training precision: (n,), or
-        (n, K) with K ≥ 3 classes."""
-        if not 0 <= k <= self.n_rounds:
-            raise ValueError(f"k must be from 0 to {self.n_rounds}; got {k!r}")
+    def margin(self, t):
+        """Margins after round t (t = 0: the base margin), in training precision: (n,), or
+        (n, K) with K ≥ 3 classes; the model's own (``Model.next_margins``)."""
+        ok = isinstance(t, (int, np.integer)) and not isinstance(t, bool)
+        if not ok or not 0 <= t <= self.n_rounds:
+            raise ValueError(f"t must be a round from 0 to {self.n_rounds}; got {t!r}")
         self._check_X()
-        return self._margin(k)
+        return self._margin(int(t))
 
-    def _margin(self, k):
-        start = max(j for j in self._margins if j <= k)
+    def _margin(self, t):
+        start = max(j for j in self._margins if j <= t)
         m = self._margins[start]
-        trees = self._model.trees
-        for j in range(start + 1, k + 1):
-            step = [trees[self._tree_index(j, c)].value[self._leaf(j, c)] for c in range(self._K)]
-            m = self._algo.add(m, step[0] if self._K == 1 else np.column_stack(step))
+        for j in range(start + 1, t + 1):
+            m = self._model.next_margins(self._X32, j, m)
             if self._cache_ok():
                 self._margins[j] = m
         return m
@@ -161,8 +163,8 @@ class Trace:
         return (self._y == k).astype(np.float64)
 
     def epochs(self, class_=None):
-        """Seed 004's table: one row per instance, columns ep_0_pre, ep_0_prob, then per round k
-        ep_k_residual, ep_k_leaf_index, ep_k_leaf_output, ep_k_pre, ep_k_prob. With K ≥ 3
+        """Seed 004's table: one row per instance, columns ep_0_pre, ep_0_prob, then per round t
+        ep_t_residual, ep_t_leaf_index, ep_t_leaf_output, ep_t_pre, ep_t_prob. With K ≥ 3
         classes, for class ``class_``: its margin, its softmax probability, [y = class_] − p."""
         self._check_X()
         c = self._check_class(class_)
@@ -173,17 +175,17 @@ class Trace:
         cols["ep_0_pre"] = self._column(prev, c)
         if clf:
             cols["ep_0_prob"] = self._column(self._prob(prev), c)
-        for k in range(1, self.n_rounds + 1):
-            tree = self._model.trees[self._tree_index(k, c)]
-            leaves = self._leaf(k, c)
+        for t in range(1, self.n_rounds + 1):
+            tree, _ = self._tree(t, c)
+            leaves = self._leaf(t, c)
             before = self._column(self._prob(prev), c) if clf else prev
-            cols[f"ep_{k}_residual"] = y - before
-            cols[f"ep_{k}_leaf_index"] = leaves
-            cols[f"ep_{k}_leaf_output"] = tree.weight[leaves]
-            prev = self._margin(k).astype(np.float64)
-            cols[f"ep_{k}_pre"] = self._column(prev, c)
+            cols[f"ep_{t}_residual"] = y - before
+            cols[f"ep_{t}_leaf_index"] = leaves
+            cols[f"ep_{t}_leaf_output"] = tree.weight[leaves]
+            prev = self._margin(t).astype(np.float64)
+            cols[f"ep_{t}_pre"] = self._column(prev, c)
             if clf:
-                cols[f"ep_{k}_prob"] = self._column(self._prob(prev), c)
+                cols[f"ep_{t}_prob"] = self._column(self._prob(prev), c)
         return pd.DataFrame(cols)
 
     def _round_stats(self, t, k=0):
@@ -224,7 +226,7 @@ class Trace:
         """
         t = self._check_round(t)
         k = self._check_class(class_)
-        return self._model.trees[self._tree_index(t, k)].to_frame()
+        return self._tree(t, k)[0].to_frame()
 
     def splits(self, t, node, class_=None):
         """Every candidate split evaluated at ``node`` of round t's tree (class ``class_``'s with
@@ -232,13 +234,12 @@ class Trace:
         self._check_X()
         t = self._check_round(t)
         k = self._check_class(class_)
-        i = self._tree_index(t, k)
-        tree = self._model.trees[i]
+        tree, i = self._tree(t, k)
         if not isinstance(node, (int, np.integer)) or not 0 <= node < tree.n_nodes:
             raise ValueError(
                 f"the tree of round {t} has nodes 0 to {tree.n_nodes - 1}; got node={node!r}"
             )
-        sample = self._rounds[i]
+        sample = self._samples[i - 1]
         stats = self._round_stats(t, k)
         splitter = self._tree_method.splitter(
             self._data, stats, self._algo.scan_params(), sample["rows"], sample["features"]
@@ -270,8 +271,7 @@ class Trace:
         self._check_X()
         t = self._check_round(t)
         k = self._check_class(class_)
-        i = self._tree_index(t, k)
-        tree = self._model.trees[i]
+        tree, i = self._tree(t, k)
         if feature is None and node not in tree.sets:
             return None
         feature = int(tree.feature[node]) if feature is None else int(feature)
@@ -280,7 +280,7 @@ class Trace:
             return None
         if not categorical[feature]:
             return None
-        sample = self._rounds[i]
+        sample = self._samples[i - 1]
         stats = self._round_stats(t, k)
         splitter = self._tree_method.splitter(
             self._data, stats, self._algo.scan_params(), sample["rows"], sample["features"]

@@ -5,11 +5,17 @@
     ŷ_i^(t) = ŷ_i^(t−1) + η·f_t(x_i)        t = 1 … n_estimators
 
 ``TrainParams`` holds the training parameters by XGBoost's names (plain values, no
-estimator); ``train`` resolves them to a loss, an algorithm and a tree method, runs the
-rounds (``boosting.boost_round``), calls the hooks after every round (eval sets, early
-stopping, the caller's callbacks, the progress bar: ``engine.callbacks``) and returns the
-fitted ``teachgbt.core.model.Model``, with its ``Trace`` when asked to keep one. The
-estimators are thin adapters over it, as XGBoost's ``XGBModel`` is over ``xgboost.train``.
+estimator), declared once: the estimators take them as their own. ``boost`` is the one
+loop: it resolves the parameters to a loss and an algorithm, draws each tree's sample,
+has a backend grow each round's trees, calls the hooks after every round (eval sets,
+early stopping, the caller's callbacks, the progress bar: ``engine.callbacks``) and
+returns the fitted ``teachgbt.core.model.Model``, with its trace when asked to keep one.
+
+The backend holds the training rows and finds the splits: ``LocalRows`` on this
+machine, with the exact or the histogram split finder (``boosting.TREE_METHODS``);
+``teachgbt.dask`` passes one whose rows live on a Dask cluster and whose histograms are
+summed there. ``train(params, X, y)`` is ``boost`` over ``LocalRows``. The estimators are
+thin adapters over it, as XGBoost's ``XGBModel`` is over ``xgboost.train``.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.losses import TRAINABLE, get_loss
-from ..core.model import Model
+from ..core.model import FITTED_HERE, Model
 from ..utils import check_finite_params, check_nonneg
 from .boosting import (
     TREE_METHODS,
@@ -35,7 +41,15 @@ from .gbdt import GBDTAlgorithm
 from .grow import GrowParams
 from .trace import Trace
 
-__all__ = ["TrainParams", "ALGORITHMS", "train", "model_from_trees", "make_loss"]
+__all__ = [
+    "TrainParams",
+    "ALGORITHMS",
+    "LocalRows",
+    "boost",
+    "train",
+    "model_from_trees",
+    "make_loss",
+]
 
 # the algorithms by name; the tree methods are ``boosting.TREE_METHODS``
 ALGORITHMS = {"xgboost": XGBoostAlgorithm, "gbdt": GBDTAlgorithm}
@@ -73,6 +87,12 @@ class TrainParams:
     enable_categorical: bool = False
     max_cat_to_onehot: int = 4
     max_cat_threshold: int = 64
+
+    @classmethod
+    def defaults(cls):
+        """``{name: default}`` of every parameter, in order: the one declaration the
+        estimators' constructors are made from."""
+        return {f.name: f.default for f in dataclasses.fields(cls)}
 
     @classmethod
     def of(cls, params):
@@ -189,14 +209,16 @@ def _default(value, default):
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
-def _check_gain_range(y, weight, model, algorithm):
+def _check_gain_range(rows, model, algorithm):
     """Refuse a squared-error target whose split gains would overflow float32, the
     precision XGBoost's kind of tree compares gains in (a gain NaN, no split to choose).
     A side's score G²/(H + λ) is at most Σ w·r² over its rows (Cauchy–Schwarz, with h = w),
-    r the residual from the base margin, so 2·Σ w·r² bounds every gain of the first tree."""
-    if model.loss.name != "reg:squarederror" or algorithm.name != "xgboost":
+    r the residual from the base margin, so 2·Σ w·r² bounds every gain of the first tree.
+    ``rows``: the local backend (a cluster's rows are not all here to sum)."""
+    y = getattr(rows, "y", None)
+    if y is None or model.loss.name != "reg:squarederror" or algorithm.name != "xgboost":
         return
-    w = 1.0 if weight is None else np.asarray(weight, dtype=np.float64)
+    w = 1.0 if rows.sample_weight is None else np.asarray(rows.sample_weight, dtype=np.float64)
     with np.errstate(over="ignore"):
         bound = 2.0 * float(np.sum(w * (np.asarray(y, dtype=np.float64) - model.base_margin) ** 2))
     if not bound <= _FLOAT32_MAX:
@@ -242,11 +264,96 @@ def _model(
     )
 
 
-def train(
+class LocalRows:
+    """The training rows on this machine, the backend ``boost`` grows trees on: X32, y, the
+    weights, what the tree method's split finder scans, and the margins ŷ^(t).
+
+    Every backend has these methods (``teachgbt.dask`` has one for a cluster's rows):
+    ``base_score(algorithm)`` the estimate from the rows; ``start(model, algorithm)``
+    before round 1; ``draw(sampler)`` one tree's sample; ``grow_round(algorithm,
+    samples, feature_names)`` one round's trees, margins moved on; ``settle()`` the
+    round's trees complete before anyone reads them; ``eval_sets(evals, model)`` the
+    hook scoring eval sets; ``train_score(loss)`` the progress bar's closing score (or
+    None); ``trace(model, algorithm, samples)`` the fit's trace. ``origin``: what the
+    model says it was.
+    """
+
+    origin = FITTED_HERE
+
+    def __init__(self, X32, y, sample_weight=None, tree_method="exact", max_bin=256):
+        self.X32, self.y, self.sample_weight = X32, y, sample_weight
+        self.tree_method = TREE_METHODS[tree_method]
+        self.max_bin = max_bin
+        self.n_rows, self.n_features = X32.shape
+        self.data = self.margin = None
+
+    def base_score(self, algorithm):
+        return algorithm.default_base_score(self.y, self.sample_weight)
+
+    def start(self, model, algorithm):
+        categorical = sorted(model.categories or ())
+        check_codes(self.X32, categorical, model.feature_names)  # before any binning
+        self.data = self.tree_method.prepare(self.X32, self.max_bin, categorical)
+        self.margin = algorithm.initial_margin(model.base_margin, self.n_rows)  # ŷ^(0)
+
+    def draw(self, sampler):
+        return dict(zip(("rows", "features"), sampler.draw(self.n_rows, self.n_features)))
+
+    def grow_round(self, algorithm, samples, feature_names):
+        trees, self.margin = boost_round(
+            self.tree_method,
+            self.data,
+            algorithm,
+            self.X32,
+            self.y,
+            self.sample_weight,
+            self.margin,
+            samples,
+            feature_names,
+        )
+        return trees
+
+    def settle(self):
+        pass  # a local round is complete when grow_round returns
+
+    def eval_sets(self, evals, model):
+        return EvalSets(evals, model)
+
+    def train_score(self, loss):
+        # the bar's closing line reads the train score at the last round's margin
+        return lambda: (loss.metric_name, loss.metric(self.y, self.margin, self.sample_weight))
+
+    def trace(self, model, algorithm, samples):
+        return Trace(
+            model,
+            self.X32,
+            self.y,
+            self.sample_weight,
+            algorithm,
+            self.tree_method,
+            self.data,
+            samples,
+        )
+
+
+def train(params, X32, y, sample_weight=None, **options):
+    """Grow ``params.n_estimators`` rounds of trees on X32, y; return the fitted ``Model``.
+
+    ``params``: ``TrainParams`` or a dict of XGBoost names. ``X32``: (n, d) float32
+    features (NaN = missing). ``y``: (n,) float64 target; for a classifier the class
+    indices 0 … K−1 of ``classes`` (its labels, sorted; None trains a regressor).
+    ``sample_weight``: (n,) or None. ``options``: ``boost``'s (``classes``,
+    ``feature_names``, ``evals`` as (X32, y) pairs, ``callbacks``, ``verbose``,
+    ``keep_trace``, ``categories``).
+    """
+    params = TrainParams.of(params)
+    rows = LocalRows(X32, y, sample_weight, params.tree_method, params.max_bin)
+    return boost(params, rows, **options)
+
+
+def boost(
     params,
-    X32,
-    y,
-    sample_weight=None,
+    rows,
     *,
     classes=None,
     feature_names=None,
@@ -256,22 +363,20 @@ def train(
     keep_trace=True,
     categories=None,
 ):
-    """Grow ``params.n_estimators`` rounds of trees on X32, y; return the fitted ``Model``.
+    """The boosting loop: ``params.n_estimators`` rounds grown by ``rows`` (a backend, see
+    ``LocalRows``); returns the fitted ``Model``.
 
-    ``params``: ``TrainParams`` or a dict of XGBoost names. ``X32``: (n, d) float32
-    features (NaN = missing). ``y``: (n,) float64 target; for a classifier the class
-    indices 0 … K−1 of ``classes`` (its labels, sorted; None trains a regressor).
-    ``sample_weight``: (n,) or None. ``evals``: (X32, y) pairs scored after every round
-    (``model.evals_result``; early stopping watches the last). ``callbacks``: hooks
+    ``classes``: a classifier's labels (sorted; None trains a regressor). ``evals``: eval
+    sets as the backend takes them (``LocalRows``: (X32, y) pairs), scored after every
+    round (``model.evals_result``; early stopping watches the last). ``callbacks``: hooks
     ``hook(t, model)`` called after every round t with the model trained so far; training
     stops after a round where one returns True. ``verbose``: the progress bar (None: on
-    a terminal). ``keep_trace``: attach a ``Trace`` (it keeps X32 and the prepared data).
+    a terminal). ``keep_trace``: attach the backend's trace (it keeps the training data).
     ``categories``: ``{feature: its categories}`` for the categorical features, whose
-    columns of X32 hold category codes (``engine.categorical``; hist only).
+    columns of the rows hold category codes (``engine.categorical``; hist only).
     """
     params = TrainParams.of(params)
     params.check_categorical(categories)
-    n, d = X32.shape
     loss = make_loss(params.objective, classes, **params.objective_params())
     if not loss.trainable:
         raise ValueError(
@@ -285,58 +390,44 @@ def train(
             "fit(..., eval_set=[(X_val, y_val)])"
         )
     if params.base_score is None:  # XGBoost's estimate (the weighted mean of y, mostly)
-        base_score = algorithm.default_base_score(y, sample_weight)
+        base_score = rows.base_score(algorithm)
     else:
         base_score = loss.check_base_score(params.base_score)
+    d = rows.n_features
     model = _model(params, [], base_score, loss, algorithm, d, feature_names, classes, categories)
-    _check_gain_range(y, sample_weight, model, algorithm)
+    model.origin = rows.origin
+    _check_gain_range(rows, model, algorithm)
+    rows.start(model, algorithm)
 
     # after every round: eval sets, early stopping, the caller's callbacks, progress
-    eval_sets = EvalSets(evals, algorithm, model.base_margin)
+    eval_sets = rows.eval_sets(evals, model)
     model.evals_result = eval_sets.results
     early_stopping = None
     if params.early_stopping_rounds is not None:
         early_stopping = EarlyStopping(eval_sets, params.early_stopping_rounds)
-    # the bar's closing line reads the train score at the last round's margin
-    progress = progress_bar(
-        params.n_estimators,
-        verbose,
-        metric=lambda: (loss.metric_name, loss.metric(y, margin, sample_weight)),
-    )
+    progress = progress_bar(params.n_estimators, verbose, metric=rows.train_score(loss))
     hooks = [h for h in (eval_sets, early_stopping, *callbacks, progress) if h is not None]
+    read_each_round = bool(evals) or bool(callbacks)  # a hook reads the trees as they come
 
-    tree_method = TREE_METHODS[params.tree_method]
-    check_codes(X32, sorted(categories or ()), feature_names)  # before any binning
-    data = tree_method.prepare(X32, params.max_bin, sorted(categories or ()))
     sampler = RoundSampler(params.subsample, params.colsample_bytree, params.random_state)
-    samples = []  # per tree: dict(rows=..., features=...), for the trace
-    K = algorithm.n_outputs
-    margin = algorithm.initial_margin(model.base_margin, n)  # ŷ^(0): (n,) or (n, K)
+    samples = []  # per tree: its sample (rows, features), for the trace
     try:
         for t in range(1, params.n_estimators + 1):
-            round_samples = [dict(zip(("rows", "features"), sampler.draw(n, d))) for _ in range(K)]
-            trees, margin = boost_round(
-                tree_method,
-                data,
-                algorithm,
-                X32,
-                y,
-                sample_weight,
-                margin,
-                round_samples,
-                feature_names,
-            )
-            model.add_round(trees)
+            round_samples = [rows.draw(sampler) for _ in range(algorithm.n_outputs)]
+            model.add_round(rows.grow_round(algorithm, round_samples, feature_names))
             samples.extend(round_samples)
+            if read_each_round:
+                rows.settle()
             stops = [hook(t, model) for hook in hooks]
             if any(stop is True for stop in stops):
                 break
+        rows.settle()
     finally:
         progress.close()
     if early_stopping is not None:
         model.best_iteration = early_stopping.best_iteration
     if keep_trace:
-        model.trace = Trace(model, X32, y, sample_weight, algorithm, tree_method, data, samples)
+        model.trace = rows.trace(model, algorithm, samples)
     return model
 
 

@@ -70,11 +70,11 @@ class Explanation:
         return str(self)
 
     def _repr_latex_(self):
-        rows = [rf"&\text{{{tex_text(self.title)}}}"]
-        rows.extend(rf"&\text{{{tex_text(n)}}}" for n in self.intro)
+        rows = ["&" + tex_text(self.title)]
+        rows.extend("&" + tex_text(n) for n in self.intro)
         for ln in self.lines:
             rows.append(f"{ln.lhs_tex} &= {ln.rhs_tex}")
-        rows.extend(rf"&\text{{{tex_text(n)}}}" for n in self.notes)
+        rows.extend("&" + tex_text(n) for n in self.notes)
         return "$$\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}$$"
 
 
@@ -96,8 +96,8 @@ _TEX_TEXT = {
 
 
 def tex_text(s):
-    """``s`` for the inside of ``\\text{…}``: no escape is left inside the text."""
-    return "".join(_TEX_TEXT.get(c, c) for c in str(s))
+    """``s`` as upright words in LaTeX: ``\\text{…}``, with no escape left inside the text."""
+    return r"\text{" + "".join(_TEX_TEXT.get(c, c) for c in str(s)) + "}"
 
 
 def bracketed(x, p):
@@ -115,9 +115,9 @@ def line(lhs, rhs, lhs_tex=None, rhs_tex=None):
     """One step ``lhs = rhs``, as text and as LaTeX; the LaTeX defaults to the text set
     upright (``\\text{}``), for steps that are words rather than mathematics."""
     if lhs_tex is None:
-        lhs_tex = rf"\text{{{tex_text(lhs)}}}" if lhs else ""
+        lhs_tex = tex_text(lhs) if lhs else ""
     if rhs_tex is None:
-        rhs_tex = rf"\text{{{tex_text(rhs)}}}"
+        rhs_tex = tex_text(rhs)
     return Line(lhs, rhs, lhs_tex, rhs_tex)
 
 

@@ -180,7 +180,7 @@ def _tree_title(model, t, class_):
     tree number i counts every tree, as ``trees_[i − 1]``)."""
     if class_ is None:
         return f"Tree {t}"
-    i = model.model_.tree_index(t, class_) + 1
+    i = model.model_.tree_number(t, class_)
     return f"Tree {i} (round {t}, class {class_})"
 
 
@@ -300,7 +300,9 @@ def _step_text(tree, a, b, v):
     ``colour = red ∈ {red, blue}? yes``."""
     f = int(tree.feature[a])
     ans = "yes" if b == int(tree.left[a]) else "no"
-    value_of = f"{tree.feature_name(f)} = {format_value(v[f], tree.category_names.get(f))}"
+    # the value as the tree reads it: the one threshold formatter (17.06, not 17.059999)
+    shown = format_value(v[f], tree.category_names.get(f), tree.rule)
+    value_of = f"{tree.feature_name(f)} = {shown}"
     if a in tree.sets:
         return f"{format_set_rule(value_of, tree.set_labels(a))}? {ans}"
     return f"{format_rule(value_of, tree.threshold[a], tree.rule)}? {ans}"
@@ -358,7 +360,11 @@ def prediction(model, x, precision=3, iteration_range=None, *, class_=None):
     reaches in each round's tree, then the link (σ for a classifier, e^margin for a
     log-link objective, ...). With K ≥ 3 classes, class ``class_``'s margin through its
     trees, then its probability. ``iteration_range``: the rounds followed, as
-    ``decision_function``'s."""
+    ``decision_function``'s.
+
+    ``values`` holds the numbers: ``rounds`` (each tree's round), ``leaf_values``, and
+    ``margins``, the margin after each of those rounds as the model sums it (its
+    precision and order), after ``base_margin``."""
     _check(model)
     fitted = model.model_
     p = precision
@@ -370,13 +376,15 @@ def prediction(model, x, precision=3, iteration_range=None, *, class_=None):
     )
     k = fitted.check_class(class_)
     trees = fitted.used_trees(iteration_range, class_)
-    start, _ = fitted.rounds(iteration_range)
-    margins = fitted.margins(v.reshape(1, -1), iteration_range)[0]
+    # this row's margins (every class's) after each round, as the model adds them
+    running = fitted.running_margins(v.reshape(1, -1), iteration_range)
+    running = [np.asarray(m, dtype=np.float64)[0] for _, m in running]
+    margins = running[-1]  # the prediction's: a number, or K of them
     m0 = fitted.class_base_margin(class_)
     base = float(np.asarray(model.base_score_, dtype=float).reshape(-1)[k])
     lines = [_start_line(fitted.loss, base, m0, k, p)]
     routes, adds = _routes(trees, v, p)
-    margin = float(margins if np.ndim(margins) == 0 else margins[k])
+    margin = float(np.ravel(margins)[k])
     terms = " + ".join(bracketed(a, p) for a in adds)
     if adds:
         lines.append(
@@ -401,7 +409,8 @@ def prediction(model, x, precision=3, iteration_range=None, *, class_=None):
     if iteration_range is None:
         notes.extend(_contribution_lines(model, v, p, class_))
     values = {"base_score": base, "base_margin": m0, "leaf_values": adds, "margin": margin}
-    values["rounds"] = [start + 1 + i for i in range(len(trees))]
+    values["rounds"] = [int(tree.round) for tree in trees]
+    values["margins"] = [float(np.ravel(m)[k]) for m in running[1:]]
     if fitted.is_classifier and fitted.loss.link in _PROBABILITIES:
         values["proba"] = value
     if link_lines:
@@ -562,7 +571,8 @@ def _contribution_lines(model, v, p, class_=None):
         sign = "+" if phi >= 0 else "−"
         if name in names:
             x = v[names.index(name)]
-            name = f"{name} = {format_value(x, categories.get(names.index(name)))}"
+            rule = model.trees_[0].rule  # numbers as the trees read them
+            name = f"{name} = {format_value(x, categories.get(names.index(name)), rule)}"
         out.append(f"  {name}: {sign}{number(abs(phi), p)}")
     return out
 

@@ -63,6 +63,8 @@ def from_dict(d):
         params = dict(d["params"])
         # the parameter as it was given (None: estimated from y); the fitted value is below
         base_score_param = params.pop("base_score", None)
+        # a model fitted and saved is, once loaded, made from trees; any other origin stays
+        origin = {} if d.get("origin") is None else {"origin": d["origin"]}
         model = _ESTIMATORS[d["estimator"]].from_trees(
             [Tree.from_dict(t, f"tree {k + 1}") for k, t in enumerate(d["trees"])],
             base_score=d["base_score"],
@@ -71,6 +73,7 @@ def from_dict(d):
             n_features=d["n_features_in"],
             best_iteration=d.get("best_iteration"),
             categories={int(j): v for j, v in (d.get("categories") or {}).items()},
+            **origin,
             **params,
         )
     except (KeyError, TypeError, IndexError, AttributeError) as e:

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..core import Model, ModelFileError, check_structure, shorten
 from ..core.losses import get_loss
+from ..core.model import round_and_class
 from ..core.tree import Tree
 from ..estimators import BoostingClassifier, BoostingRegressor
 from ._categories import set_probes
@@ -78,7 +79,8 @@ def start_scores(objective, margins, is_classifier, objective_params=None):
 
 def multiclass_order(library, n_trees, n_classes, tree_class=None):
     """The class of each tree of a K-class model whose trees go round by round, one per
-    class (tree i is class i mod K); ``tree_class``, when the file states it, must agree.
+    class (XGBoost's order, ``core.model.round_and_class``); ``tree_class``, when the file
+    states it, must agree.
     A model with one margin (regression, a sigmoid over two classes) has every tree in
     class 0."""
     if n_classes < 2:
@@ -88,7 +90,7 @@ def multiclass_order(library, n_trees, n_classes, tree_class=None):
             f"this {library} model has {n_trees} trees for {n_classes} classes: not whole "
             "rounds of one tree per class"
         )
-    expected = [i % n_classes for i in range(n_trees)]
+    expected = [round_and_class(i, n_classes)[1] for i in range(1, n_trees + 1)]
     if tree_class is not None and [int(k) for k in tree_class] != expected:
         raise ValueError(
             f"this {library} model's trees are not round by round, one per class "

@@ -38,6 +38,10 @@ __all__ = [
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
+# the longest origin a file may give ("imported from LightGBM (<a path>)", ...)
+MAX_ORIGIN = 4096
+
+
 def check_model_dict(d):
     """The model-level numbers of a teachgbt model file: counts in range and consistent,
     and each tree's own fields; its nodes are ``check_tree``'s (``Tree.from_dict`` calls
@@ -56,6 +60,9 @@ def check_model_dict(d):
                                               "base_score", "the model")))  # fmt: skip
     if not np.isfinite(scores).all():
         raise ModelFileError(f"its base_score {shorten(d.get('base_score'))} is not finite")
+    origin = d.get("origin")
+    if origin is not None and (not isinstance(origin, str) or len(origin) > MAX_ORIGIN):
+        raise ModelFileError(f"its origin {shorten(origin)} is not a line of text")
     per_round = max(len(scores), 1)
     n_rounds = len(trees) // per_round
     best = d.get("best_iteration")

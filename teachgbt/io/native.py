@@ -2,8 +2,9 @@
 
 The file holds the parameters, the base score and every tree with all its
 node statistics (n, G, H, w*, gains), so a loaded model predicts exactly as
-the saved one and its trees can still be drawn and explained. The per-
-instance trace needs the training data and is not saved.
+the saved one and its trees can still be drawn and explained, and where the
+trees came from (``model_.origin``). The per-instance trace needs the training
+data and is not saved.
 
 Writing lives here, below the estimators (``model.save`` uses it); reading
 lives in ``teachgbt.io``, above them, and builds the model with the public
@@ -16,6 +17,7 @@ import json
 
 import numpy as np
 
+from ..core import FITTED_HERE, MADE_FROM_TREES
 from ..utils import check_is_fitted, write_atomic
 
 FORMAT = "teachgbt-model"
@@ -66,12 +68,19 @@ def to_dict(model):
         "base_score": np.asarray(model.base_score_, dtype=float).tolist(),
         "base_margin": np.asarray(model.base_margin_, dtype=float).tolist(),
         "best_iteration": model.best_iteration_,
+        **_origin(model.model_.origin),
         # the category names are the model's, written once (not with every tree)
         "trees": [t.to_dict(category_names=not categories) for t in model.trees_],
     }
     if categories:
         out["categories"] = {str(j): [_jsonable(v) for v in c] for j, c in categories.items()}
     return out
+
+
+def _origin(origin):
+    """Where the trees came from ("trained on a Dask cluster", "imported from XGBoost
+    (m.json)", ...), when it says more than what every loaded file is: made from trees."""
+    return {} if origin in (FITTED_HERE, MADE_FROM_TREES) else {"origin": origin}
 
 
 def save(model, path):

@@ -1,6 +1,7 @@
 """Trace tables that read well in Jupyter and in a terminal.
 
-    tg.display.splits(model, 1, 0)     # every candidate split; the chosen one highlighted
+    tg.display.splits(model, 1, 0)     # the 20 best candidate splits; the chosen one highlighted
+    tg.display.splits(model, 1, 0, top=None)   # every candidate
     tg.display.style(model.trace_.nodes(1))
 
 In Jupyter the chosen split (``chosen``) is highlighted and leaves
@@ -10,6 +11,8 @@ marked with ``◀``. The DataFrame itself is ``.frame``, untouched.
 """
 
 from __future__ import annotations
+
+import html
 
 import numpy as np
 import pandas as pd
@@ -33,11 +36,12 @@ def _has_jinja2():
 class Table:
     """A trace table with its display rules; ``.frame`` is the DataFrame."""
 
-    def __init__(self, frame, precision=4):
+    def __init__(self, frame, precision=4, note=None):
         if not isinstance(frame, pd.DataFrame):
             raise TypeError(f"style() takes a DataFrame; got {type(frame).__name__}")
         self.frame = frame
         self.precision = int(precision)
+        self.note = note  # a line under the table: what it leaves out, how to see it all
 
     def _marks(self):
         df = self.frame
@@ -59,7 +63,8 @@ class Table:
         if marks is not None:
             df[""] = marks
         with pd.option_context("display.max_columns", None, "display.width", 200):
-            return df.to_string()
+            text = df.to_string()
+        return text if self.note is None else f"{text}\n{self.note}"
 
     def styler(self):
         """A pandas Styler with the highlights (needs jinja2)."""
@@ -81,12 +86,16 @@ class Table:
 
     def _repr_html_(self):
         if _has_jinja2():
-            return self.styler().to_html()
-        df = self._rounded()
-        marks = self._marks()
-        if marks is not None:
-            df[""] = marks
-        return df.to_html()
+            out = self.styler().to_html()
+        else:
+            df = self._rounded()
+            marks = self._marks()
+            if marks is not None:
+                df[""] = marks
+            out = df.to_html()
+        if self.note is not None:
+            out += f'<p style="color:#57606a;margin:4px 0">{html.escape(self.note)}</p>'
+        return out
 
 
 def _threshold(t):
@@ -98,9 +107,28 @@ def style(frame, precision=4):
     return Table(frame, precision)
 
 
-def splits(model, t, node, precision=4):
-    """``model.trace_.splits(t, node)``, the chosen split highlighted."""
-    return Table(model.trace_.splits(t, node), precision)
+#: candidate splits a table shows unless asked for more
+TOP_SPLITS = 20
+
+
+def splits(model, t, node, precision=4, top=TOP_SPLITS):
+    """``model.trace_.splits(t, node)``, best gain first, the chosen split highlighted:
+    the ``top`` best (and the chosen one, wherever it ranks); ``top=None`` shows every
+    candidate. ``.frame`` is the table shown."""
+    table = model.trace_.splits(t, node)
+    if top is None or len(table) <= int(top):
+        return Table(table, precision)
+    best = table.sort_values("gain", ascending=False, kind="stable")
+    shown = best.head(int(top))
+    chosen = best[best["chosen"]]
+    if len(chosen) and chosen.index[0] not in shown.index:
+        shown = pd.concat([shown, chosen.head(1)])
+    note = (
+        f"The {int(top)} best of {len(table)} candidate splits, by gain"
+        + (" (and the chosen one)" if len(shown) > int(top) else "")
+        + f"; every one: tg.display.splits(model, {t}, {node}, top=None)"
+    )
+    return Table(shown, precision, note)
 
 
 def nodes(model, t, precision=4):

@@ -6,7 +6,8 @@
                      bounded reads, the folder writer, Ctrl-C's record
     _escape.py       names read from files made safe to show: in HTML, on a terminal
     _kernels.py      numba or numpy: which compiled kernels run, and from what size
-    _sklearn_base.py scikit-learn's estimator base classes, or stand-ins without it
+    _sklearn_base.py scikit-learn's estimator protocol without importing it; init_taking,
+                     a constructor made from parameters declared elsewhere
     _categories.py   pandas category columns as the codes set splits test, and back
 
 Nothing here imports any other part of teachgbt.
@@ -29,7 +30,7 @@ from ._files import (
     remove_temporaries,
     write_atomic,
 )
-from ._sklearn_base import BaseEstimator, ClassifierMixin, RegressorMixin
+from ._sklearn_base import BaseEstimator, ClassifierMixin, RegressorMixin, init_taking
 from ._validation import (
     check_eval_set,
     check_finite_params,
@@ -63,6 +64,7 @@ __all__ = [
     "BaseEstimator",
     "ClassifierMixin",
     "RegressorMixin",
+    "init_taking",
     "check_eval_set",
     "check_finite_params",
     "check_instance",

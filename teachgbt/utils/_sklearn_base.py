@@ -12,7 +12,28 @@ from __future__ import annotations
 
 import inspect
 
-__all__ = ["BaseEstimator", "ClassifierMixin", "RegressorMixin"]
+__all__ = ["BaseEstimator", "ClassifierMixin", "RegressorMixin", "init_taking"]
+
+
+def init_taking(params):
+    """An ``__init__`` that takes ``params`` ({name: default}) and stores each under its own
+    name, as scikit-learn's estimators do; its signature lists them, so ``get_params``,
+    ``clone`` and ``help()`` see every one. For parameters declared once elsewhere (the
+    training parameters) instead of written out in each constructor."""
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    signature = inspect.Signature(
+        [inspect.Parameter("self", kind)]
+        + [inspect.Parameter(name, kind, default=value) for name, value in params.items()]
+    )
+
+    def __init__(self, *args, **kwargs):
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        for name, value in list(bound.arguments.items())[1:]:
+            setattr(self, name, value)
+
+    __init__.__signature__ = signature
+    return __init__
 
 
 class BaseEstimator:

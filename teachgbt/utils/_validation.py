@@ -213,16 +213,24 @@ def check_y_present(y, estimator):
         )
 
 
-def check_y_numeric(y, n_rows, what="y"):
+def _target_column(y, n_rows, what):
+    """``y`` as a 1-D array of ``n_rows`` values (a single column is taken, with
+    scikit-learn's warning), and its row labels when it is a Series (for messages)."""
     index = y.index if isinstance(y, pd.Series) else None
-    y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
         _column_vector_warning(what)
-        y = y[:, 0]
-    if y.ndim != 1:
-        raise ValueError(f"{what} must be 1-dimensional; got shape {y.shape}")
-    if len(y) != n_rows:
-        raise ValueError(f"X has {n_rows} rows but {what} has {len(y)}; they must match")
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"{what} must be 1-dimensional; got shape {arr.shape}")
+    if len(arr) != n_rows:
+        raise ValueError(f"X has {n_rows} rows but {what} has {len(arr)}; they must match")
+    return arr, index
+
+
+def check_y_numeric(y, n_rows, what="y"):
+    """Return a regression target as float64, finite and within float32's range."""
+    y, index = _target_column(y, n_rows, what)
     try:
         yf = y.astype(np.float64)
     except (TypeError, ValueError):
@@ -269,15 +277,7 @@ def check_y_classes(y, n_rows, what="y"):
     """Return (y as class indices 0 … K−1 in float64, classes_ sorted). Labels may be bools,
     whole numbers or strings; there must be at least two classes. With two classes the
     indices are 0/1, ``classes_[1]`` the positive class."""
-    index = y.index if isinstance(y, pd.Series) else None
-    arr = np.asarray(y)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        _column_vector_warning(what)
-        arr = arr[:, 0]
-    if arr.ndim != 1:
-        raise ValueError(f"{what} must be 1-dimensional; got shape {arr.shape}")
-    if len(arr) != n_rows:
-        raise ValueError(f"X has {n_rows} rows but {what} has {len(arr)}; they must match")
+    arr, index = _target_column(y, n_rows, what)
     if arr.dtype.kind == "f":
         bad = ~np.isfinite(arr)
         if bad.any():

@@ -36,14 +36,17 @@ from .labels import (
     edge_label,
     format_number,
     format_threshold,
+    legend_lines,
     node_label,
     tree_title,
 )
 from .layout import text_size
-from .render import SAVE_FORMATS, Diagram, graphviz_available
+from .render import DEFAULT_DPI, MAX_DPI, SAVE_FORMATS, Diagram, graphviz_available
 from .text import tree_to_text
 
 __all__ = [
+    "DEFAULT_DPI",
+    "MAX_DPI",
     "FIELDS",
     "DEFAULT_FIELDS",
     "SAVE_FORMATS",
@@ -56,6 +59,7 @@ __all__ = [
     "format_threshold",
     "graphviz_available",
     "instance_path",
+    "legend_lines",
     "node_label",
     "plot_model",
     "plot_tree",
@@ -98,13 +102,13 @@ def draw(tree, highlight=None, engine="auto", **label_options):
     """A ``Diagram`` of ``tree``: shows itself in Jupyter, ``.save("tree.png")``.
 
     Uses Graphviz when its ``dot`` binary is installed, else matplotlib
-    (``engine=`` forces one).
+    (``engine=`` forces one). For slides: ``.save("tree.png", dpi=300, transparent=True,
+    theme="dark")``.
     """
     opts = _opts(label_options)
     path = None if highlight is None else instance_path(tree, highlight)
-    source = _dot.tree_to_dot(tree, opts, path)
     return Diagram(
-        source,
+        lambda look: _dot.tree_to_dot(tree, opts, path, look),
         lambda: _titled_scene(tree, opts, path),
         engine,
         f"a tree of {tree.n_leaves} leaves",
@@ -145,89 +149,99 @@ def _check_model(model):
 
 
 def _rounds(model, rounds):
-    n = len(model.trees_)
+    """The rounds asked for, checked: 1-based; by default the first rounds of at most three
+    trees in all (one round of K ≥ 3 classes)."""
+    n = model.model_.n_rounds
     if rounds is None:
-        rounds = list(range(1, min(n, 3) + 1))
+        rounds = list(range(1, min(n, max(1, 3 // model.model_.n_outputs)) + 1))
     elif isinstance(rounds, (int, np.integer)):
         rounds = [int(rounds)]
-    rounds = [int(k) for k in rounds]
-    bad = [k for k in rounds if not 1 <= k <= n]
+    rounds = [int(t) for t in rounds]
+    bad = [t for t in rounds if not 1 <= t <= n]
     if bad:
-        raise ValueError(f"rounds must be from 1 to {n} (the model has {n} trees); got {bad}")
+        per = f" of {model.model_.n_outputs} trees" if model.model_.n_outputs > 1 else ""
+        raise ValueError(f"rounds must be from 1 to {n} (the model has {n} rounds{per}); got {bad}")
     return rounds
 
 
-def _title(model, k, tree):
-    """A tree's title in a model view: its round, and with K >= 3 classes its class."""
+def _title(model, i, tree):
+    """Tree number i's title in a model view: its round, and with K >= 3 classes its class."""
     eta = f"η = {format_number(tree.learning_rate, 6)}"
     if tree.class_ is None:
-        return f"round {k}: tree {k} ({eta})"
+        return f"round {tree.round}: tree {i} ({eta})"
     label = model.classes_[tree.class_]
-    return f"tree {k}: round {tree.round}, class {label} (classes_[{tree.class_}]; {eta})"
+    return f"tree {i}: round {tree.round}, class {label} (classes_[{tree.class_}]; {eta})"
 
 
-def _model_parts(model, rounds, highlight, label_options):
+def _model_parts(model, rounds, class_, highlight, label_options):
+    """The options, the tree numbers of ``rounds`` (every class's trees of each round, or
+    ``class_``'s), their trees, highlighted paths and titles (keyed by tree number)."""
     _check_model(model)
     kw = dict(label_options)
     # the log-odds note fits one margin, not one of K softmax margins
     kw.setdefault("proba", bool(model.loss_.is_classification) and model.loss_.n_outputs == 1)
     opts = _opts(kw)
-    rounds = _rounds(model, rounds)
-    trees = [model.trees_[k - 1] for k in rounds]
+    fitted = model.model_
+    classes = range(fitted.n_outputs) if class_ is None else [fitted.check_class(class_)]
+    numbers = [
+        fitted.tree_number(t, k if fitted.n_outputs > 1 else None)
+        for t in _rounds(model, rounds)
+        for k in classes
+    ]
+    trees = [fitted.tree(*fitted.round_and_class(i)) for i in numbers]
     paths = {}
     if highlight is not None:
-        paths = {k: instance_path(t, highlight) for k, t in zip(rounds, trees)}
-    titles = {k: _title(model, k, t) for k, t in zip(rounds, trees)}
-    return opts, rounds, trees, paths, titles
+        paths = {i: instance_path(t, highlight) for i, t in zip(numbers, trees)}
+    titles = {i: _title(model, i, t) for i, t in zip(numbers, trees)}
+    return opts, numbers, trees, paths, titles
 
 
-def _model_scene(model, opts, rounds, trees, paths, titles):
-    from .labels import legend_lines
-
+def _model_scene(model, opts, numbers, trees, paths, titles):
     size = _mpl.FONT_SIZE
     scene = _mpl.Scene(font_size=size)
     r0 = _dot.round0_text(model, opts.precision).split("\n")
     w, h = _mpl.box_size(r0, size)
-    scene.items.append(_mpl.Box(w / 2, h / 2, w, h, r0, fill="#eeeeee"))
+    scene.items.append(_mpl.Box(w / 2, h / 2, w, h, r0, fill="round0"))
     scene.width, scene.height = w, h
     no_legend = LabelOptions(
         opts.fields, opts.precision, opts.node_ids, opts.proba, opts.missing, legend=False
     )
-    for k, tree in zip(rounds, trees):
+    for i, tree in zip(numbers, trees):
         y = scene.height + 2.0 * size
-        scene.items.append(_mpl.Text(0.0, y, titles[k], size * 1.15, weight="bold"))
-        sub = _mpl.tree_scene(tree, no_legend, paths.get(k), size)
+        scene.items.append(_mpl.Text(0.0, y, titles[i], size * 1.15, weight="bold"))
+        sub = _mpl.tree_scene(tree, no_legend, paths.get(i), size)
         scene.add(sub, 0.0, y + 1.5 * size)
     if opts.legend and trees:
         small = size * 0.85
         y = scene.height + 1.5 * size
         for line in legend_lines(trees[0], opts):
-            scene.items.append(_mpl.Text(0.0, y, line, small, color="#444444"))
+            scene.items.append(_mpl.Text(0.0, y, line, small, color="muted"))
             scene.width = max(scene.width, text_size([line], small)[0])
             y += small * 1.25
         scene.height = y
     return scene
 
 
-def draw_model(model, rounds=None, highlight=None, engine="auto", **label_options):
+def draw_model(model, rounds=None, highlight=None, engine="auto", *, class_=None, **label_options):
     """One diagram of a fitted model: round 0 (base_score and its margin), then the trees of
-    ``rounds`` (1-based; default the first three)."""
-    opts, rounds, trees, paths, titles = _model_parts(model, rounds, highlight, label_options)
-    source = _dot.model_to_dot(
-        trees, rounds, _dot.round0_text(model, opts.precision), opts, paths, titles
-    )
+    ``rounds`` (1-based round numbers; with K ≥ 3 classes each round's K trees, or only
+    class ``class_``'s; default the first rounds of at most three trees in all)."""
+    parts = _model_parts(model, rounds, class_, highlight, label_options)
+    opts, numbers, trees, paths, titles = parts
+    r0 = _dot.round0_text(model, opts.precision)
+    shown = sorted({tree.round for tree in trees})
     return Diagram(
-        source,
-        lambda: _model_scene(model, opts, rounds, trees, paths, titles),
+        lambda look: _dot.model_to_dot(trees, numbers, r0, opts, paths, titles, look),
+        lambda: _model_scene(model, *parts),
         engine,
-        f"rounds {rounds} of a model",
+        f"rounds {shown} of a model",
     )
 
 
-def plot_model(model, rounds=None, ax=None, highlight=None, **label_options):
+def plot_model(model, rounds=None, ax=None, highlight=None, *, class_=None, **label_options):
     """``draw_model`` as a matplotlib drawing on ``ax``; returns the Axes."""
-    opts, rounds, trees, paths, titles = _model_parts(model, rounds, highlight, label_options)
-    scene = _model_scene(model, opts, rounds, trees, paths, titles)
+    parts = _model_parts(model, rounds, class_, highlight, label_options)
+    scene = _model_scene(model, *parts)
     if ax is None:
         _, ax = _mpl.new_figure(scene, pyplot=True)
     return _mpl.draw_scene(scene, ax)

@@ -125,7 +125,9 @@ def node_label(tree, i, opts):
     if "G" in want and not np.isnan(tree.G[i]):
         sums.append(f"G = {format_number(tree.G[i], p)}")
     if "H" in want and not np.isnan(tree.H[i]):
-        sums.append(f"H = {format_number(tree.H[i], p)}")
+        # a GBDT classifier's H is Σp(1−p), w*'s denominator; its gain's H is n
+        name = "Σp(1−p)" if _two_hessians(tree) else "H"
+        sums.append(f"{name} = {format_number(tree.H[i], p)}")
     if len(sums) == 3:  # "n = 6" is short: keep it on the title's line of a leaf
         if leaf:
             title = f"{title}, {sums[0]}"
@@ -176,22 +178,31 @@ def _is_gbdt_tree(tree):
     return "residual_sum" in getattr(tree, "extra", {})
 
 
+def _two_hessians(tree):
+    """A GBDT classifier's tree: its splits are scored with h = 1 per row (the gain's H is
+    n), its leaves are Newton steps over Σp(1−p)."""
+    return _is_gbdt_tree(tree) and "p(1-p)_sum" in tree.extra
+
+
 def legend_lines(tree, opts):
     """What the symbols on the nodes mean, for the fields that are shown."""
     want = set(opts.fields)
     if tree.hand_made:
         return ["score = what the leaf adds to the prediction (a tree written by hand)"]
     gbdt = _is_gbdt_tree(tree)
+    two = _two_hessians(tree)
     out = [set_legend(tree)] if tree.has_sets else []
     if want & {"n", "G", "H"}:
         parts = []
         if "n" in want and (tree.n >= 0).any():
-            parts.append("n = how many")
+            parts.append("n = how many (the gain's H: h = 1 per row)" if two else "n = how many")
         if "G" in want:
             parts.append("G = −Σ residual" if gbdt else "G = Σg")
         if "H" in want:
-            if gbdt:
-                parts.append("H = Σ p(1−p)" if "p(1-p)_sum" in tree.extra else "H = Σ weights")
+            if two:
+                parts.append("Σp(1−p) (w*'s denominator)")
+            elif gbdt:
+                parts.append("H = Σ weights")
             else:
                 parts.append("H = Σh (XGBoost's cover)")
         out.append("for the rows reaching a node: " + ", ".join(parts))
@@ -209,9 +220,6 @@ def legend_lines(tree, opts):
                 parts.append("loss_chg = that drop itself (no ½, no gamma)")
             else:
                 parts.append("loss_chg = XGBoost's gain (no ½, no gamma)")
-        if gbdt and "gain" in want and "p(1-p)_sum" in tree.extra:
-            # a student recomputes the gain from n: the residual tree's h is 1 per row
-            parts.append("the gain's H is n (h = 1 per row); Σ p(1−p) divides only w*")
         out.append("; ".join(parts))
         if "gain" in want and (tree.gain[splits] < 0).any():
             out.append("gain < 0: a split stays only above a split that is kept (pruned bottom-up)")
@@ -223,7 +231,11 @@ def legend_lines(tree, opts):
                 "y − ŷ (the model uses it; −G/(H+λ) in brackets)"
             )
         elif "weight" in want:
-            parts.append("w* = −G/(H+λ)" + (" = Σ residual / (H+λ)" if gbdt else ""))
+            if two:
+                w = "w* = Σ residual / (Σp(1−p)+λ)"
+            else:
+                w = "w* = −G/(H+λ)" + (" = Σ residual / (H+λ)" if gbdt else "")
+            parts.append(w + ", the walkthrough's leaf_output")
         if "value" in want:
             drop = " × d, dart's weight_drop of the tree" if "weight_drop" in tree.extra else ""
             parts.append(

@@ -1,7 +1,8 @@
 """The matplotlib renderer: the same labels as the DOT export, no Graphviz needed.
 
 A tree becomes a *scene*: boxes, edges and texts placed in points (y grows
-downwards). ``draw_scene`` puts a scene on any Axes, scaling fonts so that it
+downwards), their colours named by role ("leaf_pos", "edge", "muted", ...) and looked up
+in a theme only when drawn. ``draw_scene`` puts a scene on any Axes, scaling fonts so that it
 fits; with no Axes given the figure is made as large as the tree needs, so
 text is drawn at its natural size and stays readable for deep trees.
 """
@@ -12,9 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .dot import HIGHLIGHT, LEAF_NEGATIVE, LEAF_POSITIVE
 from .labels import edge_label, legend_lines, node_label
 from .layout import LINE_SPACING, layout_tree, text_size
+from .theme import theme_of
 
 __all__ = ["Scene", "tree_scene", "draw_scene", "new_figure", "scene_figsize"]
 
@@ -34,8 +35,8 @@ class Box:
     w: float
     h: float
     lines: list
-    fill: str = "white"
-    color: str = "#333333"
+    fill: str = "box"
+    color: str = "line"
     lw: float = 1.0
 
 
@@ -46,7 +47,7 @@ class Edge:
     x1: float
     y1: float
     label: str = ""
-    color: str = "#555555"
+    color: str = "edge"
     lw: float = 1.0
 
 
@@ -58,7 +59,7 @@ class Text:
     size: float = FONT_SIZE
     ha: str = "left"
     weight: str = "normal"
-    color: str = "black"
+    color: str = "text"
 
 
 @dataclass
@@ -118,14 +119,14 @@ def tree_scene(tree, opts, path=None, size=FONT_SIZE, legend=None):
                     lay.x[c],
                     lay.y[c] - lay.h[c] / 2,
                     edge_label(tree, i, c, opts),
-                    HIGHLIGHT if hot else "#555555",
+                    "highlight" if hot else "edge",
                     2.5 if hot else 1.0,
                 )
             )
     for i, lab in enumerate(labels):
-        fill = "white"
+        fill = "box"
         if lab.is_leaf:
-            fill = LEAF_POSITIVE if tree.value[i] >= 0 else LEAF_NEGATIVE
+            fill = "leaf_pos" if tree.value[i] >= 0 else "leaf_neg"
         hot = i in on_path
         sc.items.append(
             Box(
@@ -135,7 +136,7 @@ def tree_scene(tree, opts, path=None, size=FONT_SIZE, legend=None):
                 lay.h[i],
                 lab.text_lines,
                 fill,
-                HIGHLIGHT if hot else "#333333",
+                "highlight" if hot else "line",
                 2.5 if hot else 1.0,
             )
         )
@@ -145,7 +146,7 @@ def tree_scene(tree, opts, path=None, size=FONT_SIZE, legend=None):
         small = size * 0.85
         y = sc.height + 1.5 * size
         for line in legend:
-            sc.items.append(Text(0.0, y, line, small, color="#444444"))
+            sc.items.append(Text(0.0, y, line, small, color="muted"))
             sc.width = max(sc.width, text_size([line], small)[0])
             y += small * LINE_SPACING
         sc.height = y
@@ -178,9 +179,12 @@ def new_figure(scene, pyplot=False):
     return fig, ax
 
 
-def draw_scene(scene, ax):
-    """Draw ``scene`` on ``ax``, fonts scaled so the whole scene fits; returns ``ax``."""
+def draw_scene(scene, ax, theme="light"):
+    """Draw ``scene`` on ``ax``, fonts scaled so the whole scene fits, in the colours of
+    ``theme``; returns ``ax``."""
     from matplotlib.patches import FancyBboxPatch
+
+    c = theme_of(theme)
 
     fig = ax.figure
     pos = ax.get_position()
@@ -199,7 +203,7 @@ def draw_scene(scene, ax):
             ax.plot(
                 [it.x0, it.x1],
                 [it.y0, it.y1],
-                color=it.color,
+                color=c[it.color],
                 lw=it.lw * min(scale, 1.5),
                 solid_capstyle="round",
                 zorder=1,
@@ -212,9 +216,10 @@ def draw_scene(scene, ax):
                     fontsize=EDGE_FONT_SIZE / FONT_SIZE * fs * scale,
                     ha="center",
                     va="center",
-                    color=it.color if it.color != "#555555" else "#333333",
+                    color=c["edge_text"] if it.color == "edge" else c[it.color],
                     zorder=3,
-                    bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none"),
+                    # a patch of the background behind the label: it reads over the edge
+                    bbox=dict(boxstyle="round,pad=0.15", fc=c["background"], ec="none"),
                     parse_math=False,  # feature names and numbers as written, never mathtext
                 )
     for it in scene.items:
@@ -225,8 +230,8 @@ def draw_scene(scene, ax):
                     it.w,
                     it.h,
                     boxstyle=f"round,pad=0,rounding_size={PAD}",
-                    fc=it.fill,
-                    ec=it.color,
+                    fc=c[it.fill],
+                    ec=c[it.color],
                     lw=it.lw * min(scale, 1.5),
                     zorder=2,
                 )
@@ -241,6 +246,7 @@ def draw_scene(scene, ax):
                     ha="center",
                     va="center",
                     weight="bold" if k == 0 else "normal",
+                    color=c["text"],
                     zorder=4,
                     parse_math=False,
                 )
@@ -253,7 +259,7 @@ def draw_scene(scene, ax):
                 ha=it.ha,
                 va="center",
                 weight=it.weight,
-                color=it.color,
+                color=c[it.color],
                 zorder=4,
                 parse_math=False,
             )

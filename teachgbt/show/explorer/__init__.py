@@ -5,13 +5,17 @@
     >>> ex.save("explorer.html")          # one self-contained page: no network, no server
 
 The page opens at round 0 (the base score); round t shows the model after tree t, on
-every tab. Per round: the table of rows (y, g and h the tree was grown from, leaf,
-margin and probability after it) and seed 004's epoch table; a click on a node gives
-its n, G, H, w*, gain and loss_chg with the formulas filled in (the text of
-``tg.explain``), the distribution of its split feature over the rows that reached it,
+every tab. The tree is drawn top-down, fitted to its pane; deep trees open to the depth
+that stays readable (a depth control and +/− on the nodes open more). In the overview
+each split carries a small chart of its feature over the rows that reached it, split at
+the threshold and coloured by class (or target), each leaf its class shares (or its
+targets), and edges are as wide as the rows passing. Per round: the table of rows (y, g
+and h the tree was grown from, leaf, margin and probability after it) and seed 004's
+epoch table; a click on a node gives its n, G, H, w*, gain and loss_chg with the
+formulas filled in (the text of ``tg.explain``), the distribution of its split feature
 and its candidate splits; a picked row has its path marked in every tree and its
-running margin and probability. A− / A+ size the text for a projector; the side panel
-can be dragged wider. ``data.py`` gathers the numbers, ``page.py`` wraps them with
+running margin and probability. A− / A+ size every text for a projector; "Save" writes
+the tree as SVG or PNG. ``data.py`` gathers the numbers, ``page.py`` wraps them with
 ``explorer.js`` and ``explorer.css`` into one file.
 """
 
@@ -52,13 +56,15 @@ class Explorer:
         )
 
 
-def explore(obj, X=None, y=None, *, title=None, table_rows=500, max_split_tables=400,
-            split_rows=20, height=None):  # fmt: skip
+def explore(obj, X=None, y=None, *, title=None, class_names=None, table_rows=500,
+            max_split_tables=400, split_rows=20, height=None):  # fmt: skip
     """An interactive page for a fitted model or a walkthrough.
 
     ``obj``: a fitted ``BoostingClassifier`` / ``BoostingRegressor`` (trained here, or made
     from trees — then no g/h tables), or a ``tg.walkthrough`` result. ``X``, ``y``: rows
     to follow through the trees (default: the training rows of a model with a trace).
+    ``class_names``: a classifier's class names, in the order of ``classes_`` (default: the
+    labels themselves, so string labels such as "benign" need none).
     ``table_rows``: rows listed in the tables (every row can still be picked by number);
     ``max_split_tables`` and ``split_rows``: how many candidate-split tables are included
     (trees of at most 31 nodes only) and how many candidates each keeps, best gain first.
@@ -69,6 +75,7 @@ def explore(obj, X=None, y=None, *, title=None, table_rows=500, max_split_tables
         X,
         y,
         title=title,
+        class_names=class_names,
         table_rows=table_rows,
         max_split_tables=max_split_tables,
         split_rows=split_rows,

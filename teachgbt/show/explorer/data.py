@@ -2,21 +2,23 @@
 
 The page computes nothing it could get wrong: every number with a formula behind it
 comes from here — the trees' n, G, H, w*, gain and loss_chg, the formula text of
-``tg.explain``, the trace's g and h, the candidate splits of ``trace_.splits``. The
-page only adds leaf values up (the running margin, in the trainer's precision) and
-applies the link (σ or softmax) to show a probability.
+``tg.explain``, the trace's g and h, the candidate splits of ``trace_.splits``, and every
+row's margin after each round (``Model.running_margins``, in the model's own precision).
+The page only applies the link (σ or softmax) to show a probability, and counts the
+rows it draws in a node's chart.
 
 Sizes are kept classroom-sized: every row's leaf in every tree is sent (so any row's
-path and margin can be shown), but g and h only for the first ``table_rows`` rows,
-feature values only while rows × features ≤ ``MAX_X_VALUES``, and candidate-split
-tables only for small trees, at most ``max_split_tables`` of them, each cut to the
-``split_rows`` best candidates plus the chosen one. The same limits hold in Jupyter
-and in a saved file.
+path can be shown), but g and h only for the first ``table_rows`` rows, running margins
+while rows × (rounds + 1) × K ≤ ``MAX_MARGIN_VALUES``, feature values only while
+rows × features ≤ ``MAX_X_VALUES``, and candidate-split tables only for small trees, at
+most ``max_split_tables`` of them, each cut to the ``split_rows`` best candidates plus
+the chosen one. The same limits hold in Jupyter and in a saved file.
 """
 
 from __future__ import annotations
 
 import base64
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -24,18 +26,24 @@ import pandas as pd
 from ... import explain
 from ...core import routing
 from ...core.format import (
+    exact_threshold,
     format_number,
-    format_rule,
     format_set,
     format_threshold,
     split_rule,
 )
-from ...core.tree import as_float32_matrix
-from ...utils import check_is_fitted, encode_categories
+from ...utils import check_is_fitted
 
-__all__ = ["build", "MAX_X_VALUES", "SMALL_TREE_NODES", "SPLIT_TABLE_COST"]
+__all__ = [
+    "build",
+    "MAX_X_VALUES",
+    "MAX_MARGIN_VALUES",
+    "SMALL_TREE_NODES",
+    "SPLIT_TABLE_COST",
+]
 
 MAX_X_VALUES = 300_000  # feature values sent for the rows, at most
+MAX_MARGIN_VALUES = 300_000  # running margins sent (rows × (rounds + 1) × K), at most
 SMALL_TREE_NODES = 31  # candidate splits are sent for trees of at most this many nodes (depth 4)
 SPLIT_TABLE_COST = 2_000_000  # training rows × candidate tables, at most (each one rescans)
 
@@ -51,6 +59,16 @@ def _packed(ids, n_nodes):
     unpacks into a typed array; far smaller and faster to read than a JSON list."""
     dtype = "<u1" if n_nodes <= 256 else "<u2" if n_nodes <= 65536 else "<u4"
     raw = np.asarray(ids).astype(dtype).tobytes()
+    return {"bytes": np.dtype(dtype).itemsize, "b64": base64.b64encode(raw).decode("ascii")}
+
+
+def _packed_floats(a):
+    """Floats as base64 of little-endian float32 when every one of them is a float32 (margins
+    summed in float32, as XGBoost's), else float64: every bit of the model's own numbers."""
+    a = np.asarray(a, dtype=np.float64)
+    narrow = np.array_equal(a.astype(np.float32).astype(np.float64), a, equal_nan=True)
+    dtype = "<f4" if narrow else "<f8"
+    raw = np.ascontiguousarray(a, dtype=dtype).tobytes()
     return {"bytes": np.dtype(dtype).itemsize, "b64": base64.b64encode(raw).decode("ascii")}
 
 
@@ -102,9 +120,9 @@ def _feature_matrix(model, X):
         if missing:
             raise ValueError(f"X lacks the model's feature columns {missing}")
         X = X[list(names)]
-    X = encode_categories(X, model.model_.categories)  # category columns as the trees' codes
-    # in the precision the model's trees compare (float64 for LightGBM, HistGradientBoosting)
-    return as_float32_matrix(X, model.n_features_in_, dtype=routing.input_dtype(model.trees_))
+    # validated as the model validates X: category columns as the trees' codes, in the
+    # precision its trees compare (float64 for LightGBM, HistGradientBoosting)
+    return model.model_.check_X(X, owner=type(model).__name__)[0]
 
 
 def _same_data(a, b):
@@ -128,6 +146,93 @@ def _y_codes(model, y, n):
     return np.asarray(codes, dtype=np.int64)
 
 
+def _class_names(model, class_names):
+    """How the page names each class: ``class_names`` in the order of ``classes_``, else the
+    labels themselves (strings such as "benign" stay as they are)."""
+    if not model.model_.is_classifier:
+        if class_names is not None:
+            raise ValueError("class_names= is for a classifier; this model is a regressor")
+        return None
+    labels = [str(c) for c in model.classes_]
+    if class_names is None:
+        return labels
+    names = [str(c) for c in class_names]
+    if len(names) != len(labels):
+        raise ValueError(
+            f"class_names has {len(names)} names but the model has {len(labels)} classes "
+            f"{labels} (name them in the order of classes_)"
+        )
+    return names
+
+
+def _rows_given(model, X, y):
+    """The rows the page follows: the training rows (with the trace's tables) when X is
+    None or is the training data, else the X (and y) given. ``X32`` is None without rows."""
+    trace = model.model_.trace
+    clf = model.model_.is_classifier
+    out = SimpleNamespace(X32=None, codes=None, index=None, use_trace=False, notes=[])
+    if X is not None:
+        out.X32 = _feature_matrix(model, X)
+        if isinstance(X, (pd.DataFrame, pd.Series)):
+            out.index = [str(v) for v in X.index]
+    out.use_trace = trace is not None and (X is None or _same_data(out.X32, trace.X))
+    if out.use_trace:
+        out.X32 = trace.X
+        out.codes = np.asarray(trace.y).astype(np.int64 if clf else np.float64)
+    elif X is not None:
+        out.codes = _y_codes(model, y, len(out.X32)) if y is not None else None
+        if trace is not None:
+            out.notes.append(
+                "These rows are not the training data, so the trace's g and h are not shown: "
+                "paths, margins and probabilities are."
+            )
+    return out
+
+
+def _leaf_ids(model, given):
+    """Every row's leaf in every tree (the trace's own for the training rows)."""
+    trace = model.model_.trace
+    if given.use_trace:
+        return [trace.leaf(t.round, class_=t.class_) for t in model.model_.trees]
+    return [t.apply(given.X32) for t in model.model_.trees]
+
+
+def _model_notes(model, given, unknown_n):
+    """What the page says about where its numbers come from."""
+    notes = []
+    if unknown_n:
+        notes.append(
+            f"The model file stores no row counts: n is counted from the {len(given.X32)} "
+            "rows given."
+            if given.X32 is not None
+            else "The model file stores no row counts (n is shown as —): give "
+            "explore(model, X) rows to count them."
+        )
+    if model.model_.trace is None:
+        notes.append(
+            "This model was made from trees (tg.load, from_trees), not trained here: it has no "
+            "training trace, so there are no g/h tables and no candidate splits. "
+            + (
+                "The trees, and the paths and margins of the rows given, are shown."
+                if given.X32 is not None
+                else "Give explore(model, X) rows to see their paths and margins."
+            )
+        )
+    return notes
+
+
+def _counts(trees, leaves):
+    """n of every node of the trees whose file stores none, counted from the rows given:
+    {tree index: counts}; empty when every tree has its counts (or there are no rows)."""
+    if leaves is None:
+        return {}
+    out = {}
+    for i, tree in enumerate(trees):
+        if (np.asarray(tree.n) < 0).any():
+            out[i] = _counts_from_rows(tree, leaves[i])
+    return out
+
+
 def _tree_label(i, t, k):
     """How every screen names tree i (0-based): as ``tg.explain`` does, by its number in
     XGBoost's order, with its round and class index when there are several per round."""
@@ -136,20 +241,22 @@ def _tree_label(i, t, k):
     return f"Tree {i + 1} (round {t}, class {k})"
 
 
-def _tree_dict(model, i, tree, prox, reported):
+def _tree_dict(model, i, tree, prox, reported, counts=None):
     """Tree i (0-based) with its node arrays, rules and explanation texts. ``reported``:
-    None when the formula's loss_chg is what XGBoost reports, else where it comes from."""
+    None when the formula's loss_chg is what XGBoost reports, else where it comes from.
+    ``counts``: n of every node counted from the rows given, for a tree whose file has none."""
     leaf = tree.is_leaf
     nodes = range(tree.n_nodes)
     t, k = tree.round, tree.class_  # the round and class the model stamped on its tree
-    leaf_text = [str(explain.leaf(model, t, j, class_=k)) for j in nodes]
+    n = np.asarray(tree.n) if counts is None else np.asarray(counts)
+    leaf_text = [_with_count(str(explain.leaf(model, t, j, class_=k)), n[j]) for j in nodes]
     split_text = []
     for j in nodes:
         if leaf[j]:
             split_text.append(None)
             continue
         try:
-            split_text.append(_reported(str(explain.split(prox, t, j, class_=k)), reported))
+            split_text.append(_said_reported(str(explain.split(prox, t, j, class_=k)), reported))
         except ValueError as e:  # a GBDT split without the residual sums it was chosen by
             split_text.append(f"{split_rule(tree, j)}: {e}")
     return {
@@ -161,20 +268,31 @@ def _tree_dict(model, i, tree, prox, reported):
         "parent": _ints(tree.parent),
         "depth": _ints(tree.depth),
         "feature": _ints(tree.feature),
-        # one text per rule on every screen (box, panel, path): the threshold to 6
-        # significant digits for reading; the exact rule (as the trees compare) on hover
-        "rule": [None if leaf[j] else _reading_rule(tree, j) for j in nodes],
+        # one text per rule on every screen (box, panel, path, diagram, explain): the
+        # shortest decimal that reads back as the tree's threshold, a set shortened; on
+        # hover the whole set, or the threshold as stored
+        "rule": [None if leaf[j] else split_rule(tree, j) for j in nodes],
         "exact_rule": [None if leaf[j] else split_rule(tree, j, full=True) for j in nodes],
-        "threshold": _floats(np.where(leaf, np.nan, tree.threshold)),
+        "thr_text": [
+            None if leaf[j] or j in tree.sets else format_threshold(tree.threshold[j], tree.rule)
+            for j in nodes
+        ],
+        "exact": [
+            None if leaf[j] or j in tree.sets else exact_threshold(tree.threshold[j], tree.rule)
+            for j in nodes
+        ],
+        "threshold": _floats(np.where(leaf, np.nan, tree.threshold), 17),
         "op": routing.rule_of(tree.rule).op,  # "<" (XGBoost) or "≤" (LightGBM, scikit-learn)
+        "float32": routing.rule_of(tree.rule).op == "<",  # thresholds read in float32
         # set splits: node -> the category codes that go left (x ∈ S)
         "sets": {str(i): _ints(c) for i, c in tree.sets.items()},
         "default_left": [bool(v) for v in tree.default_left],
-        "n": _ints(tree.n),
+        "n": _ints(n),
         "G": _floats(tree.G),
         "H": _floats(tree.H),
         "weight": _floats(tree.weight),
         "value": _floats(tree.value),
+        "learning_rate": float(tree.learning_rate),
         "gain": _floats(np.where(leaf, np.nan, tree.gain)),
         "loss_chg": _floats(np.where(leaf, np.nan, tree.loss_chg)),
         "leaf_text": leaf_text,
@@ -183,17 +301,23 @@ def _tree_dict(model, i, tree, prox, reported):
     }
 
 
-def _reading_rule(tree, j):
-    if j in tree.sets:  # a set split: long sets shortened (whole in exact_rule)
-        return split_rule(tree, j)
-    t = float(tree.threshold[j])
-    return format_rule(tree.feature_name(int(tree.feature[j])), float(f"{t:.6g}"), tree.rule)
+_NO_COUNT = "n unknown (not stored)"
+
+
+def _with_count(text, n):
+    """``tg.explain``'s text of a tree whose file stores no counts, with the count of the
+    rows given in place of "unknown"."""
+    if n < 0 or _NO_COUNT not in text:
+        return text
+    n = int(n)
+    rows = f"n = {n} row{'s' * (n != 1)} (counted from the rows given)"
+    return text.replace(_NO_COUNT, rows)
 
 
 _REPORTS = "XGBoost reports loss_chg"
 
 
-def _reported(text, reported):
+def _said_reported(text, reported):
     """``tg.explain``'s split text, saying "XGBoost reports" only of a number XGBoost
     reported: a GBDT model's loss_chg, or one recomputed with an assumed λ, is not;
     ``reported`` then says where it comes from."""
@@ -211,8 +335,8 @@ def _counts_from_rows(tree, leaf_ids):
     return n
 
 
-def _split_table(trace, t, node, class_, split_rows):
-    table = trace.splits(t, node, class_=class_)
+def _split_table(trace, tree, node, split_rows):
+    table = trace.splits(tree.round, node, class_=tree.class_)
     total = len(table)
     if total == 0:
         return {"total": 0, "rows": []}
@@ -227,7 +351,7 @@ def _split_table(trace, t, node, class_, split_rows):
         rows.append(
             [
                 str(r["feature"]),
-                format_set(cut) if cut is not None else format_threshold(r["threshold"]),
+                format_set(cut) if cut is not None else format_threshold(r["threshold"], tree.rule),
                 bool(r["default_left"]),
                 *_floats([r["G_L"], r["H_L"], r["G_R"], r["H_R"], r["gain"]]),
                 bool(r["chosen"]),
@@ -236,167 +360,182 @@ def _split_table(trace, t, node, class_, split_rows):
     return {"total": total, "rows": rows}
 
 
-def build(obj, X=None, y=None, *, title=None, table_rows=500, max_split_tables=400, split_rows=20):
+def build(obj, X=None, y=None, *, title=None, class_names=None, table_rows=500,
+          max_split_tables=400, split_rows=20):  # fmt: skip
     """The page's data for a fitted model or a walkthrough (see ``teachgbt.show.explorer``)."""
     model, X, y, extras = _unwrap(obj, X, y)
     fitted = model.model_
-    trace = fitted.trace
-    loss = fitted.loss
-    K = fitted.n_outputs
-    trees = fitted.trees
-    T = fitted.n_rounds
-    clf = fitted.is_classifier
-    algorithm = fitted.algorithm
-    notes = list(extras.get("notes", []))
-    limits = []
-    unknown_n = any((np.asarray(tree.n) < 0).any() for tree in trees)
-
-    # the rows: the training data (with the trace's tables), or the X given
-    index = None
-    if X is not None:
-        X32 = _feature_matrix(model, X)
-        if isinstance(X, (pd.DataFrame, pd.Series)):
-            index = [str(v) for v in X.index]
-    use_trace = trace is not None and (X is None or _same_data(X32, trace.X))
-    if use_trace:
-        X32 = trace.X
-        codes = np.asarray(trace.y)
-        codes = codes.astype(np.int64) if clf else codes.astype(np.float64)
-    elif X is not None:
-        codes = _y_codes(model, y, len(X32)) if y is not None else None
-        if trace is not None:
-            notes.append(
-                "These rows are not the training data, so the trace's g and h are not shown: "
-                "paths, margins and probabilities are."
-            )
-    else:
-        X32, codes = None, None
-    if unknown_n:
-        notes.append(
-            f"The model file stores no row counts: n is counted from the {len(X32)} rows given."
-            if X32 is not None
-            else "The model file stores no row counts (n is shown as —): give explore(model, X) "
-            "rows to count them."
-        )
-    if trace is None:
-        notes.append(
-            "This model was made from trees (tg.load, from_trees), not trained here: it has no "
-            "training trace, so there are no g/h tables and no candidate splits. "
-            + (
-                "The trees, and the paths and margins of the rows given, are shown."
-                if X32 is not None
-                else "Give explore(model, X) rows to see their paths and margins."
-            )
-        )
-
-    prox = model if (algorithm == "gbdt" and trace is not None and K == 1) else _WithoutTrace(model)
-    if prox is model and sum(t.n_nodes for t in trees) > 2 * SMALL_TREE_NODES * 20:
-        prox = _WithoutTrace(model)  # rescanning every node of a large GBDT would take minutes
-    # what an import assumed (a λ not in the file, ...) is said on the page, not only on stderr
+    names = _class_names(model, class_names)
+    given = _rows_given(model, X, y)
+    leaves = _leaf_ids(model, given) if given.X32 is not None else None
+    unknown_n = any((np.asarray(t.n) < 0).any() for t in fitted.trees)
+    counts = _counts(fitted.trees, leaves)
+    notes = list(extras.get("notes", [])) + given.notes + _model_notes(model, given, unknown_n)
     assumed = [str(s) for s in getattr(model, "import_notes_", None) or []]
-    reported = None  # the formula's loss_chg is what XGBoost reports for the split
-    if algorithm == "gbdt":
-        reported = "XGBoost's measure, computed here"
-    elif any("assum" in s for s in assumed):
-        reported = "computed here with the assumed parameters; the file's is in the table"
-    tree_dicts = [_tree_dict(model, i, tree, prox, reported) for i, tree in enumerate(trees)]
-
+    if counts:  # the counts are known now: the import's "n is unknown" no longer holds
+        assumed = [s for s in assumed if "row counts" not in s]
+    trees = _trees(model, counts, _reported(model, assumed))
+    limits = []
     rows = None
-    if X32 is not None:
-        n = len(X32)
-        leaves = []
-        for i, tree in enumerate(trees):
-            ids = trace.leaf(tree.round, class_=tree.class_) if use_trace else tree.apply(X32)
-            leaves.append(_packed(ids, tree.n_nodes))
-            if (np.asarray(tree.n) < 0).any():
-                tree_dicts[i]["n"] = _ints(_counts_from_rows(tree, ids))
-        rows = {
-            "n": n,
-            "index": index if index is not None else [str(i) for i in range(n)],
-            "y": None if codes is None else (_ints(codes) if clf else _floats(codes)),
-            "leaf": leaves,
-            "X": None,
-            "g": None,
-            "h": None,
-            "table_rows": n,
-        }
-        if n * X32.shape[1] <= MAX_X_VALUES:
-            rows["X"] = [_floats(X32[:, j]) for j in range(X32.shape[1])]
-        else:
-            limits.append(
-                f"Feature values are not included ({n} rows × {X32.shape[1]} features); "
-                "paths are still shown."
-            )
-        if use_trace:
-            m = min(n, int(table_rows))
-            rows["table_rows"] = m
-            g = [[None] * T for _ in range(K)]
-            h = [[None] * T for _ in range(K)]
-            for t in range(1, T + 1):
-                for k in range(K):
-                    inst = trace.instances(t, class_=k if K > 1 else None)
-                    g[k][t - 1] = _floats(inst["g"].to_numpy()[:m], 7)
-                    h[k][t - 1] = _floats(inst["h"].to_numpy()[:m], 7)
-            rows["g"], rows["h"] = g, h
-            if m < n:
-                limits.append(
-                    f"The tables list the first {m} of {n} rows (explore(..., table_rows=N) for "
-                    "more); pick any row by its number to see its path and margin."
-                )
-        elif n > table_rows:
-            rows["table_rows"] = int(table_rows)
-            limits.append(f"The tables list the first {table_rows} of {n} rows.")
-
-    # candidate splits: small trees only, a bounded number of rescans
-    if trace is not None and use_trace:
-        budget = min(int(max_split_tables), SPLIT_TABLE_COST // max(len(X32), 1))
-        done = 0
-        for i, tree in enumerate(trees):
-            if tree.n_nodes > SMALL_TREE_NODES or done >= budget:
-                continue
-            for j in range(tree.n_nodes):
-                if done >= budget:
-                    break
-                tab = _split_table(trace, tree.round, j, tree.class_, split_rows)
-                tree_dicts[i]["splits"][str(j)] = tab
-                done += 1
-        big = sum(t.n_nodes > SMALL_TREE_NODES for t in trees)
-        if big or done >= budget:
-            limits.append(
-                f"Candidate splits are included for trees of at most {SMALL_TREE_NODES} nodes, "
-                f"{done} tables in all, each with its {split_rows} best candidates; for any "
-                "other node ask Python: model.trace_.splits(t, node)."
-            )
-
-    params = _effective_params(model, trees)
+    if leaves is not None:
+        rows = _rows(model, given, leaves, int(table_rows), limits)
+    if given.use_trace:
+        _add_split_tables(model, trees, len(given.X32), max_split_tables, split_rows, limits)
+    clf, K, T = fitted.is_classifier, fitted.n_outputs, fitted.n_rounds
     base_margin = np.atleast_1d(np.asarray(fitted.base_margin, dtype=np.float64))
     return {
-        "version": 1,
+        "version": 2,
         "title": title or extras.get("title") or _default_title(model, clf, K, T),
         "classifier": clf,
-        "algorithm": algorithm,
-        "objective": getattr(loss, "name", ""),
-        "classes": [str(c) for c in model.classes_] if clf else None,
+        "prob_link": _prob_link(fitted),
+        "algorithm": fitted.algorithm,
+        "objective": getattr(fitted.loss, "name", ""),
+        "classes": names,
         "K": K,
         "rounds": T,
         "features": fitted.names,
         # the categorical features' categories: a row's code c shown as categories[c]
         "categories": {str(j): [str(v) for v in names] for j, names in fitted.categories.items()},
-        "params": params,
+        "params": _effective_params(model, fitted.trees),
         "assumed": assumed,
         # an import's loss_chg is the number its file stores
         "loss_chg_from_file": getattr(model, "import_notes_", None) is not None,
         "base_score": _floats(np.atleast_1d(np.asarray(model.base_score_, dtype=float))),
         "base_margin": _floats(base_margin, 17),
-        "float32": algorithm != "gbdt",
-        "has_trace": trace is not None,
-        "trace_rows": use_trace,
-        "start": _start_text(model, clf, K, base_margin, extras.get("start")),
+        "has_trace": fitted.trace is not None,
+        "trace_rows": given.use_trace,
+        "start": _start_text(model, fitted.loss.link, K, base_margin, extras.get("start"), names),
         "notes": notes,
         "limits": limits,
-        "trees": tree_dicts,
+        "trees": trees,
         "rows": rows,
     }
+
+
+# how the page turns a margin into a probability, as trace_.epochs() does: σ of the log-odds
+# (binary:logitraw's too: its predict only omits σ), σ(2·margin) for scikit-learn's
+# exponential loss; softmax for K classes; none where a margin means no probability
+_PROB_LINKS = {"logit": "sigmoid", "logitraw": "sigmoid", "half logit": "sigmoid2"}
+
+
+def _prob_link(fitted):
+    if not fitted.is_classifier:
+        return None
+    if fitted.n_outputs > 1:
+        return "softmax"
+    return _PROB_LINKS.get(fitted.loss.link)
+
+
+def _reported(model, assumed):
+    """None when a split formula's loss_chg is what XGBoost reports, else where it is from."""
+    if model.model_.algorithm == "gbdt":
+        return "XGBoost's measure, computed here"
+    if any("assum" in s for s in assumed):
+        return "computed here with the assumed parameters; the file's is in the table"
+    return None
+
+
+def _trees(model, counts, reported):
+    """Every tree as the page draws it, with ``tg.explain``'s texts."""
+    fitted = model.model_
+    trees = fitted.trees
+    gbdt_rescan = fitted.algorithm == "gbdt" and fitted.trace is not None and fitted.n_outputs == 1
+    # rescanning every node of a large GBDT would take minutes: read sums off the children
+    if sum(t.n_nodes for t in trees) > 2 * SMALL_TREE_NODES * 20:
+        gbdt_rescan = False
+    prox = model if gbdt_rescan else _WithoutTrace(model)
+    return [
+        _tree_dict(model, i, tree, prox, reported, counts.get(i)) for i, tree in enumerate(trees)
+    ]
+
+
+def _rows(model, given, leaves, table_rows, limits):
+    """The rows: their leaves in every tree, y, feature values, running margins, g and h."""
+    fitted = model.model_
+    X32, n, clf = given.X32, len(given.X32), fitted.is_classifier
+    codes = given.codes
+    rows = {
+        "n": n,
+        "index": given.index if given.index is not None else [str(i) for i in range(n)],
+        "y": None if codes is None else (_ints(codes) if clf else _floats(codes)),
+        "leaf": [_packed(ids, t.n_nodes) for ids, t in zip(leaves, fitted.trees)],
+        "X": None,
+        # a float32 X reads back from 9 digits; a float64 one (LightGBM) needs 17
+        "x_float32": X32.dtype == np.float32,
+        "g": None,
+        "h": None,
+        "table_rows": min(n, table_rows),
+    }
+    if n * X32.shape[1] <= MAX_X_VALUES:
+        digits = 9 if rows["x_float32"] else 17
+        rows["X"] = [_floats(X32[:, j], digits) for j in range(X32.shape[1])]
+    else:
+        limits.append(
+            f"Feature values are not included ({n} rows × {X32.shape[1]} features); "
+            "paths are still shown, the charts in the nodes are not."
+        )
+    rows.update(_running_margins(fitted, X32, limits))
+    if given.use_trace:
+        _add_gradients(fitted.trace, rows, fitted.n_rounds, fitted.n_outputs)
+    if rows["table_rows"] < n:
+        more = " (explore(..., table_rows=N) for more)" if given.use_trace else ""
+        limits.append(
+            f"The tables list the first {rows['table_rows']} of {n} rows{more}; pick any row "
+            "by its number to see its path."
+        )
+    return rows
+
+
+def _running_margins(fitted, X32, limits):
+    """Each row's margins after rounds 0..T, packed (rows, T + 1, K), for as many rows as
+    ``MAX_MARGIN_VALUES`` allows: ``Model.running_margins``, round by round in the model's
+    own precision and order, so the page adds nothing up itself."""
+    T, K, n = fitted.n_rounds, fitted.n_outputs, len(X32)
+    m = min(n, MAX_MARGIN_VALUES // ((T + 1) * K))
+    out = np.empty((m, T + 1, K))
+    for t, margins in fitted.running_margins(X32[:m], (0, T)):
+        out[:, t, :] = np.asarray(margins, dtype=np.float64).reshape(m, K)
+    if m < n:
+        limits.append(
+            f"Running margins are included for the first {m} of {n} rows; for any other, "
+            "ask Python: model.model_.margins_after(X, t)."
+        )
+    return {"margins": _packed_floats(out), "margin_rows": m}
+
+
+def _add_gradients(trace, rows, T, K):
+    """g and h each tree was grown from, for the rows the tables list."""
+    m = rows["table_rows"]
+    g = [[None] * T for _ in range(K)]
+    h = [[None] * T for _ in range(K)]
+    for t in range(1, T + 1):
+        for k in range(K):
+            inst = trace.instances(t, class_=k if K > 1 else None)
+            g[k][t - 1] = _floats(inst["g"].to_numpy()[:m], 7)
+            h[k][t - 1] = _floats(inst["h"].to_numpy()[:m], 7)
+    rows["g"], rows["h"] = g, h
+
+
+def _add_split_tables(model, trees, n_rows, max_split_tables, split_rows, limits):
+    """Candidate splits: small trees only, a bounded number of rescans."""
+    fitted = model.model_
+    budget = min(int(max_split_tables), SPLIT_TABLE_COST // max(n_rows, 1))
+    done = 0
+    for i, tree in enumerate(fitted.trees):
+        if tree.n_nodes > SMALL_TREE_NODES:
+            continue
+        for j in range(tree.n_nodes):
+            if done >= budget:
+                break
+            trees[i]["splits"][str(j)] = _split_table(fitted.trace, tree, j, split_rows)
+            done += 1
+    big = sum(t.n_nodes > SMALL_TREE_NODES for t in fitted.trees)
+    if big or done >= budget:
+        limits.append(
+            f"Candidate splits are included for trees of at most {SMALL_TREE_NODES} nodes, "
+            f"{done} tables in all, each with its {split_rows} best candidates; for any "
+            "other node ask Python: model.trace_.splits(t, node)."
+        )
 
 
 _SHOWN = ("learning_rate", "max_depth", "max_leaves", "reg_lambda", "reg_alpha", "gamma",
@@ -441,26 +580,27 @@ def _default_title(model, clf, K, T):
     return f"{type(model).__name__}: {kind}, {trees}"
 
 
-def _start_text(model, clf, K, base_margin, start):
-    """Round 0: where every margin starts, as lines of text."""
+def _start_text(model, link, K, base_margin, start, names):
+    """Round 0: where every margin starts, as lines of text (the page wraps them).
+    ``link``: the model's loss's link, which says how base_score became the margin."""
     f = format_number
-    base = np.atleast_1d(np.asarray(model.base_score_, dtype=float))
+    b = float(np.atleast_1d(np.asarray(model.base_score_, dtype=float))[0])
+    m = float(base_margin[0])
     lines = []
     if start is not None:  # the walkthrough's Step 1 table
         for _, r in start.iterrows():
             lines.append(f"{r['quantity']} = {f(r['value'], 6)}   ({r['formula']})")
     if K > 1:
-        classes = [str(c) for c in model.classes_]
         lines.append("Every row starts at the same K margins (log-odds of each class):")
-        lines.extend(f"  margin₀[{c}] = {f(m, 6)}" for c, m in zip(classes, base_margin))
+        lines.extend(f"  margin₀[{c}] = {f(v, 6)}" for c, v in zip(names, base_margin))
         lines.append("p = softmax(margin₀)")
-    elif clf:
-        b = float(base[0])
-        lines.append(
-            f"margin₀ = logit(base_score) = log({f(b, 6)} / (1 − {f(b, 6)})) = "
-            f"{f(base_margin[0], 6)}"
-        )
-        lines.append(f"p₀ = σ(margin₀) = {f(b, 6)} for every row")
-    else:
-        lines.append(f"margin₀ = base_score = {f(base_margin[0], 6)} for every row")
+    elif link == "logit":
+        lines.append(f"margin₀ = logit(base_score) = log({f(b, 6)} / (1 − {f(b, 6)})) = {f(m, 6)}")
+        lines.append(f"p₀ = σ(margin₀) = {f(b, 6)} for every row: the probability of class "
+                     f"{names[1]}")  # fmt: skip
+    elif m == b:
+        lines.append(f"margin₀ = base_score = {f(m, 6)} for every row")
+    else:  # a link between them (log for counts, half logit, ...)
+        lines.append(f"margin₀ = {f(m, 6)} for every row (base_score = {f(b, 6)}, through the "
+                     f"objective's link: {link})")  # fmt: skip
     return lines

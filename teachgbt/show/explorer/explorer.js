@@ -1,19 +1,19 @@
 /* teachgbt explorer: step through the rounds of a boosted model, click its trees.
  *
  * Plain JavaScript, no library, no network. The data (#tg-data) comes from
- * teachgbt/explore/data.py; every number with a formula behind it is computed there.
- * Here we only add leaf values up (the running margin, in the trainer's precision),
- * apply the link (sigmoid or softmax) and draw.
+ * teachgbt/show/explorer/data.py; every number with a formula behind it is computed there,
+ * the running margins too (in the model's own precision). Here we only apply the link
+ * (sigmoid or softmax), count the rows a node's chart shows, lay the tree out and draw.
  *
- * window.teachgbtExplorer exposes the pure helpers (formatNumber, layout, pathTo,
- * runningMargins) so that the tests can check them against Python.
+ * window.teachgbtExplorer exposes the pure helpers (formatNumber, formatValue, tidyLayout,
+ * pathTo) and the running app, so that the tests can check them against Python.
  */
 (function () {
   "use strict";
 
   // ------------------------------------------------------------ pure helpers
-  // teachgbt._format.format_number: at most p decimals, trailing zeros dropped, never -0;
-  // exact ties round half to even, as Python's f"{x:.{p}f}" does
+  // teachgbt.core.format.format_number: at most p decimals, trailing zeros dropped, never
+  // -0; exact ties round half to even, as Python's f"{x:.{p}f}" does
   function formatNumber(x, p) {
     if (p === undefined) p = 3;
     if (x === null || x === undefined || Number.isNaN(x)) return "nan";
@@ -31,6 +31,34 @@
     return s === "-0" || s === "" ? "0" : s;
   }
 
+  // teachgbt.core.format.format_threshold for a value: the shortest decimal that reads back
+  // as the same float32 (f32) or float64, plain between 1e-4 and 1e9, else in e-notation
+  function formatValue(x, f32) {
+    if (x === null || x === undefined || Number.isNaN(x)) return "nan";
+    if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
+    if (x === 0) return Object.is(x, -0) ? "-0" : "0";  // as numpy prints a float32 -0
+    var digits = 17, p;
+    for (p = 1; p <= 17; p++) {
+      var back = parseFloat(x.toPrecision(p));
+      if (f32 ? Math.fround(back) === Math.fround(x) : back === x) { digits = p; break; }
+    }
+    var sci = x.toExponential(digits - 1);  // "d.ddde±x", the digits that read back
+    var m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(sci);
+    var sign = m[1], ds = (m[2] + (m[3] || "")).replace(/0+$/, "") || "0", e = parseInt(m[4], 10);
+    var a = Math.abs(x);
+    if (a >= 1e-4 && a < 1e9) {
+      var point = e + 1;  // digits before the decimal point
+      var body = point <= 0 ? "0." + "0".repeat(-point) + ds
+        : ds.length <= point ? ds + "0".repeat(point - ds.length)
+        : ds.slice(0, point) + "." + ds.slice(point);
+      return sign + body;
+    }
+    // numpy's format_float_scientific(unique=True, trim="-"): 1e+300, 1.5e-07
+    var mant = ds.length > 1 ? ds[0] + "." + ds.slice(1) : ds;
+    var ex = Math.abs(e);
+    return sign + mant + "e" + (e < 0 ? "-" : "+") + (ex < 10 ? "0" + ex : String(ex));
+  }
+
   function sigmoid(m) { return 1 / (1 + Math.exp(-m)); }
 
   function softmax(ms) {
@@ -39,87 +67,92 @@
     return e.map(function (v) { return v / s; });
   }
 
-  // Node ids from the root to `node`, root first.
-  // A row's value of feature fx as the rules read it: missing, the category a code names
-  // (a set split tests codes: categories[c] is code c's name), or the number.
-  function valueText(d, fx, v) {
+  // A row's value of feature fx as the rules read it (teachgbt.core.format.format_value):
+  // missing, the category a code names (a set split tests codes: categories[c] is code
+  // c's name), or the number as a threshold reads (f32: as a float32; default true).
+  function valueText(d, fx, v, f32) {
     if (v === null) return "missing";
     var names = d.categories && d.categories[fx];
-    if (!names) return formatNumber(v, 6);
+    if (!names) return formatValue(v, f32 !== false);
     if (v === Math.floor(v) && v >= 0 && v < names.length) return names[v];
     return v === -1 ? "unseen" : "unseen (" + formatNumber(v, 6) + ")";  // -1: a name never seen
   }
 
+  // Node ids from the root to `node`, root first.
   function pathTo(tree, node) {
     var out = [node];
     while (tree.parent[out[0]] >= 0) out.unshift(tree.parent[out[0]]);
     return out;
   }
 
-  // Positions of the visible nodes: leaves (and collapsed nodes) side by side in order,
-  // a parent above the middle of its children. Returns {pos: {id: [x, y]}, width, height}.
-  function layout(tree, collapsed, dx, dy) {
-    var pos = {}, slot = 0, maxDepth = 0;
-    function visit(i, depth) {
-      maxDepth = Math.max(maxDepth, depth);
-      if (tree.feature[i] < 0 || collapsed.has(i)) {
-        pos[i] = [slot * dx, depth * dy];
-        slot += 1;
-        return pos[i][0];
+  function isLeaf(tree, i) { return tree.feature[i] < 0; }
+
+  // A tidy top-down layout of the open part of a tree with boxes of any size: subtrees
+  // side by side as close as their widest box at every depth allows (the Reingold–Tilford
+  // idea), a parent centred over its two children, each row as tall as its tallest box.
+  // size(i) -> [w, h]. Returns {x, top, w, h (by node id), rowTop, rowH, minX, width, height}.
+  function tidyLayout(tree, collapsed, size, gapX, gapY) {
+    var rel = {}, w = {}, hh = {}, depth = {}, rowH = [];
+    function contour(i, d) {
+      var sz = size(i);
+      w[i] = sz[0]; hh[i] = sz[1]; depth[i] = d;
+      rowH[d] = Math.max(rowH[d] || 0, sz[1]);
+      var own = [-sz[0] / 2, sz[0] / 2];
+      if (isLeaf(tree, i) || collapsed.has(i)) return [own];
+      var cl = contour(tree.left[i], d + 1), cr = contour(tree.right[i], d + 1), sep = 0;
+      for (var k = 0; k < Math.min(cl.length, cr.length); k++) sep = Math.max(sep, cl[k][1] - cr[k][0] + gapX);
+      rel[tree.left[i]] = -sep / 2; rel[tree.right[i]] = sep / 2;
+      var out = [own];
+      for (k = 0; k < Math.max(cl.length, cr.length); k++) {
+        var a = cl[k] ? [cl[k][0] - sep / 2, cl[k][1] - sep / 2] : null;
+        var b = cr[k] ? [cr[k][0] + sep / 2, cr[k][1] + sep / 2] : null;
+        out.push(a && b ? [Math.min(a[0], b[0]), Math.max(a[1], b[1])] : (a || b));
       }
-      var a = visit(tree.left[i], depth + 1), b = visit(tree.right[i], depth + 1);
-      pos[i] = [(a + b) / 2, depth * dy];
-      return pos[i][0];
+      return out;
     }
-    visit(0, 0);
-    return { pos: pos, width: Math.max(slot - 1, 0) * dx, height: maxDepth * dy };
-  }
-
-  function hiddenBelow(tree, i) {
-    if (tree.feature[i] < 0) return 0;
-    return 2 + hiddenBelow(tree, tree.left[i]) + hiddenBelow(tree, tree.right[i]);
-  }
-
-  // Margins of row r before each round: out[t][k] for t = 0..T (t = T: after the last
-  // tree), added up as the trainer did (float32 for XGBoost-style models).
-  function runningMargins(data, r) {
-    var K = data.K, T = data.rounds, f = data.float32 ? Math.fround : function (v) { return v; };
-    var m = data.base_margin.map(f), out = [m.slice()];
-    for (var t = 1; t <= T; t++) {
-      for (var k = 0; k < K; k++) {
-        var i = (t - 1) * K + k, tree = data.trees[i];
-        m[k] = f(m[k] + f(tree.value[data.rows.leaf[i][r]]));
-      }
-      out.push(m.slice());
+    var c = contour(0, 0), x = { 0: 0 }, order = [0];
+    for (var q = 0; q < order.length; q++) {
+      var i = order[q];
+      if (isLeaf(tree, i) || collapsed.has(i)) continue;
+      [tree.left[i], tree.right[i]].forEach(function (j) { x[j] = x[i] + rel[j]; order.push(j); });
     }
-    return out;
+    var rowTop = [0];
+    for (var d = 1; d < rowH.length; d++) rowTop[d] = rowTop[d - 1] + rowH[d - 1] + gapY;
+    var top = {};
+    order.forEach(function (j) { top[j] = rowTop[depth[j]]; });
+    var minX = Math.min.apply(null, c.map(function (p) { return p[0]; }));
+    var maxX = Math.max.apply(null, c.map(function (p) { return p[1]; }));
+    return { x: x, top: top, w: w, h: hh, depth: depth, ids: order, rowTop: rowTop, rowH: rowH,
+             minX: minX, width: maxX - minX, height: rowTop[rowTop.length - 1] + rowH[rowH.length - 1] };
   }
 
-  function probs(data, ms) {
-    if (!data.classifier) return null;
-    if (data.K > 1) return softmax(ms);
-    return [sigmoid(ms[0])];
-  }
-
-  var helpers = {
-    formatNumber: formatNumber, layout: layout, pathTo: pathTo, valueText: valueText,
-    runningMargins: runningMargins, sigmoid: sigmoid, softmax: softmax
-  };
+  var helpers = { formatNumber: formatNumber, formatValue: formatValue, valueText: valueText,
+                  tidyLayout: tidyLayout, pathTo: pathTo, sigmoid: sigmoid, softmax: softmax };
   window.teachgbtExplorer = helpers;
 
   // ------------------------------------------------------------ loading
-  // leaf ids come as base64 of little-endian uint8/16/32: unpack them into typed arrays
+  function bytesOf(b64) {
+    var bin = atob(b64), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    return bytes;
+  }
+
+  // leaf ids come as base64 of little-endian uint8/16/32, margins as float64: typed arrays
   function unpack(data) {
+    data.trees.forEach(function (t, i) { t.index = i; });
     if (!data.rows) return data;
     data.rows.leaf = data.rows.leaf.map(function (p) {
-      var bin = atob(p.b64), bytes = new Uint8Array(bin.length);
-      for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      var bytes = bytesOf(p.b64);
       if (p.bytes === 1) return bytes;
       var view = new DataView(bytes.buffer), n = bytes.length / p.bytes;
       var out = p.bytes === 2 ? new Uint16Array(n) : new Uint32Array(n);
       for (var j = 0; j < n; j++) out[j] = p.bytes === 2 ? view.getUint16(2 * j, true) : view.getUint32(4 * j, true);
       return out;
     });
+    var p = data.rows.margins, mb = bytesOf(p.b64), mv = new DataView(mb.buffer);
+    var m = new Float64Array(mb.length / p.bytes);
+    for (var j = 0; j < m.length; j++) m[j] = p.bytes === 4 ? mv.getFloat32(4 * j, true) : mv.getFloat64(8 * j, true);
+    data.rows.margins = m;
     return data;
   }
 
@@ -131,9 +164,7 @@
         "this browser cannot unpack the page's data (no DecompressionStream); " +
         "open the file in a current Chrome, Edge, Firefox or Safari"));
     }
-    var bin = atob(raw.gzip), bytes = new Uint8Array(bin.length);
-    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    var stream = new Blob([bytesOf(raw.gzip)]).stream().pipeThrough(new DecompressionStream("gzip"));
     return new Response(stream).text().then(JSON.parse).then(unpack);
   }
 
@@ -164,13 +195,34 @@
     return v === null || v === undefined || (typeof v === "number" && Number.isNaN(v)) ? "—" : formatNumber(v, p);
   }
   function count(v) { return v === null || v === undefined || v < 0 ? "—" : String(v); }
+  function signed(v, p) { var t = num(v, p); return v > 0 ? "+" + t : t; }
 
   var PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7", "#9c755f", "#bab0ac"];
+  function colour(k) { return PALETTE[k % PALETTE.length]; }
   // embedded in a notebook's frame: the wheel scrolls the notebook, Ctrl+wheel zooms
   var EMBEDDED = (function () { try { return window.self !== window.top; } catch (e) { return true; } })();
+  var FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif';
+
+  // the tree's text, in the drawing's units before the zoom (× the A−/A+ factor)
+  var TITLE_PX = 14, TEXT_PX = 13, EDGE_PX = 12;
+  var READABLE_PX = 9;      // the smallest node text a tree opens with (at 1280 px and up)
+  var AUTO_DEPTH = 4;       // a deeper tree opens folded below this depth, or a shallower one
+  var PAD = 6;              // inside a box
+  var CHART_W = 104, CHART_H = 30, SHARE_H = 11;  // a node's chart, a leaf's class shares
+  var RULE_MAX = 124;       // a rule wider than this wraps (feature name / threshold)
+  var GAP_X = 10, GAP_Y = 40;
+  var HIST_BINS = 16;
+  var OVERVIEW_NODES = 63;  // trees up to this size open with the data in their nodes
+  var TRANSPOSE_ROWS = 8;   // the epoch table of this few rows has one column per row
 
   // as the style sheet's --screen: larger screens (a projector's 1920 × 1080) start larger
   function screenFactor() { return window.innerWidth >= 2400 ? 1.45 : window.innerWidth >= 1600 ? 1.2 : 1; }
+
+  var ruler = document.createElement("canvas").getContext("2d");
+  function textWidth(text, px, bold) {
+    ruler.font = (bold ? "600 " : "") + px + "px " + FONT;
+    return ruler.measureText(text).width;
+  }
 
   function App(data) {
     this.d = data;
@@ -180,39 +232,51 @@
     this.row = null;
     this.tab = "node";
     this.collapsed = {};  // tree index -> Set of collapsed node ids
+    this.openedTo = {};   // tree index -> the depth it was opened to
+    this.depthChoice = null;  // the depth control's value; null: the deepest that is readable
     this.view = null;     // {s, x, y}: zoom and pan of the tree
-    this.orient = "down"; // "down": root on top; "right": root on the left (wide trees)
-    this.orientChosen = false;
-    this.marginCache = {};
     this.fs = 1;          // the font-size control's factor (× the screen's default)
+    this.chartCache = {};
+    var X = data.rows && data.rows.X, y = data.rows && data.rows.y;
+    var biggest = Math.max.apply(null, data.trees.map(function (t) { return t.feature.length; }).concat([0]));
+    this.overview = !!(data.rows && (X || y)) && biggest <= OVERVIEW_NODES;
   }
 
   App.prototype.treeIndex = function () { return (this.round - 1) * this.d.K + this.cls; };
   App.prototype.tree = function () { return this.round > 0 ? this.d.trees[this.treeIndex()] : null; };
 
+  // row r's margins after rounds 0..T (data.py: Model.margins_after), or null when the page
+  // has them only for the first rows
   App.prototype.margins = function (r) {
-    if (!(r in this.marginCache)) this.marginCache[r] = runningMargins(this.d, r);
-    return this.marginCache[r];
+    var d = this.d, T = d.rounds, K = d.K, m = d.rows.margins, out = [];
+    if (r >= d.rows.margin_rows) return null;
+    for (var t = 0; t <= T; t++) {
+      var at = (r * (T + 1) + t) * K, ms = [];
+      for (var k = 0; k < K; k++) ms.push(m[at + k]);
+      out.push(ms);
+    }
+    return out;
   };
 
-  App.prototype.collapsedOf = function (i) {
-    if (!this.collapsed[i]) {  // deep trees open to depth 3
-      var tree = this.d.trees[i], set = new Set();
-      for (var j = 0; j < tree.feature.length; j++) {
-        if (tree.depth[j] === 3 && tree.feature[j] >= 0) set.add(j);
-      }
-      this.collapsed[i] = set;
-    }
-    return this.collapsed[i];
+  // the probabilities of margins ms, by the model's link (data.py: prob_link); null where
+  // a margin means no probability (a regressor, binary:hinge)
+  App.prototype.probs = function (ms) {
+    var link = this.d.prob_link;
+    if (link === "softmax") return softmax(ms);
+    if (link === "sigmoid") return [sigmoid(ms[0])];
+    if (link === "sigmoid2") return [sigmoid(2 * ms[0])];  // scikit-learn's exponential loss
+    return null;
   };
 
   App.prototype.setFont = function (f) {
+    var old = this.fs;
     this.fs = Math.max(0.7, Math.min(2.2, f));
     document.documentElement.style.setProperty("--fs", String(this.fs));
-    this.view = null;
+    this.keepScale = old;  // the text grows: keep the zoom rather than fit it back
     this.render();
   };
 
+  // ------------------------------------------------------------ the frame
   App.prototype.mount = function (root) {
     var self = this, d = this.d;
     this.slider = h("input", {
@@ -221,17 +285,18 @@
       oninput: function () { self.go(parseInt(self.slider.value, 10)); }
     });
     this.label = h("span", { id: "round-label", "aria-live": "polite" });
+    this.shortLabel = h("span", { id: "round-short" });
     var controls = [
       h("button", { id: "prev", title: "previous round (←)", text: "◀ Prev", onclick: function () { self.go(self.round - 1); } }),
       this.slider,
       h("button", { id: "next", title: "next round (→)", text: "Next ▶", onclick: function () { self.go(self.round + 1); } }),
-      this.label
+      this.label, this.shortLabel
     ];
     if (d.K > 1) {
       this.classSelect = h("select", { id: "class-select", "aria-label": "class",
         onchange: function () { self.cls = parseInt(self.classSelect.value, 10); self.node = null; self.view = null; self.render(); } },
         d.classes.map(function (c, k) { return h("option", { value: String(k), text: "class " + k + (String(c) === String(k) ? "" : ": " + c) }); }));
-      controls.push(h("label", { class: "ctl" }, [document.createTextNode("Class "), this.classSelect]));
+      controls.push(h("label", { class: "ctl" }, [h("span", { class: "ctl-name", text: "Class " }), this.classSelect]));
     }
     if (d.rows) {
       this.rowInput = h("input", { id: "row-input", type: "number", min: "0", max: String(d.rows.n - 1),
@@ -240,31 +305,22 @@
           var v = self.rowInput.value === "" ? null : parseInt(self.rowInput.value, 10);
           self.pick(v !== null && v >= 0 && v < d.rows.n ? v : null);
         } });
-      controls.push(h("label", { class: "ctl" }, [document.createTextNode("Row "), this.rowInput]));
+      controls.push(h("label", { class: "ctl" }, [h("span", { class: "ctl-name", text: "Row " }), this.rowInput]));
       controls.push(h("button", { id: "clear-row", text: "×", title: "forget the picked row",
         onclick: function () { self.pick(null); } }));
     }
-    var header = h("header", {}, [h("h1", { text: d.title, title: d.title }), h("div", { class: "controls" }, controls)]);
+    this.header = h("header", {}, [h("h1", { text: d.title, title: d.title }), h("div", { class: "controls" }, controls)]);
     this.svg = s("svg", { id: "tree-svg", role: "img" });
-    this.treeBox = h("div", { id: "tree-box" }, [this.svg]);
-    this.zoomBar = h("div", { class: "zoombar" }, [
-      h("button", { title: "zoom in", text: "+", onclick: function () { self.zoom(1.25); } }),
-      h("button", { title: "zoom out", text: "−", onclick: function () { self.zoom(0.8); } }),
-      h("button", { title: "fit the tree", text: "Fit", onclick: function () { self.view = null; self.drawTree(); } }),
-      h("button", { id: "font-down", title: "smaller text", text: "A−", onclick: function () { self.setFont(self.fs / 1.15); } }),
-      h("button", { id: "font-up", title: "larger text (for a projector)", text: "A+", onclick: function () { self.setFont(self.fs * 1.15); } }),
-      h("button", { title: "open every node", text: "Open all", onclick: function () { self.collapsed[self.treeIndex()] = new Set(); self.view = null; self.drawTree(); } })
-    ]);
-    this.orientButton = h("button", { id: "orient", title: "top-down or left-to-right", onclick: function () {
-      self.orient = self.orient === "down" ? "right" : "down"; self.orientChosen = true; self.view = null; self.drawTree(); } });
-    this.zoomBar.appendChild(this.orientButton);
-    if (EMBEDDED) this.zoomBar.appendChild(h("span", { class: "zoomhint", text: "Ctrl + wheel zooms" }));
+    this.start = h("div", { id: "start" });
+    this.treeBox = h("div", { id: "tree-box" }, [this.svg, this.start]);
+    this.legend = h("div", { id: "legend" });
+    var area = h("section", { id: "tree-area" }, [this.toolbar(), this.legend, this.treeBox]);
     this.tabs = h("nav", { class: "tabs", role: "tablist" });
     this.panel = h("div", { id: "panel" });
     var side = h("aside", {}, [this.tabs, this.panel]);
     this.splitter = h("div", { id: "splitter", title: "drag to widen the panel", role: "separator" });
-    this.main = h("main", {}, [h("section", { id: "tree-area" }, [this.treeBox, this.zoomBar]), this.splitter, side]);
-    root.appendChild(header);
+    this.main = h("main", {}, [area, this.splitter, side]);
+    root.appendChild(this.header);
     if (d.assumed && d.assumed.length) {  // an import's assumptions, where everyone sees them
       root.appendChild(h("div", { id: "assumed", class: "assumed", text: "Assumed on import: " + d.assumed.join("; ") }));
     }
@@ -276,9 +332,48 @@
       if (tag === "INPUT" && e.target.type !== "range" || tag === "SELECT") return;
       if (e.key === "ArrowLeft") { self.go(self.round - 1); e.preventDefault(); }
       if (e.key === "ArrowRight") { self.go(self.round + 1); e.preventDefault(); }
+      if (e.key === "Escape") self.menu.hidden = true;
     });
-    window.addEventListener("resize", function () { self.view = null; self.drawTree(); });
+    document.addEventListener("click", function (e) {
+      if (!self.menu.hidden && !self.menu.contains(e.target) && e.target !== self.menuButton) self.menu.hidden = true;
+    });
+    window.addEventListener("resize", function () { self.view = null; self.render(); });
     this.render();
+  };
+
+  // The tree's tools, one line: the rare ones live in the "⋯" menu, so that the bar never
+  // wraps, whatever the text size
+  App.prototype.toolbar = function () {
+    var self = this;
+    function act(f) { return function () { self.menu.hidden = true; f(); }; }
+    this.depthSelect = h("select", { id: "depth-select", "aria-label": "open to depth", title: "open the tree to this depth",
+      onchange: function () {
+        var v = self.depthSelect.value;
+        self.depthChoice = v === "all" ? Infinity : parseInt(v, 10);
+        self.collapsed = {}; self.view = null; self.render();
+      } });
+    this.overviewBox = h("input", { type: "checkbox", id: "overview",
+      onchange: function () { self.overview = self.overviewBox.checked; self.collapsed = {}; self.view = null; self.render(); } });
+    this.menuButton = h("button", { id: "more", title: "more tools", text: "⋯", "aria-haspopup": "true",
+      onclick: function (e) { e.stopPropagation(); self.menu.hidden = !self.menu.hidden; } });
+    this.menu = h("div", { class: "menu", id: "menu", role: "menu" }, [
+      h("button", { id: "zoom-in", text: "Zoom in", onclick: act(function () { self.zoom(1.25); }) }),
+      h("button", { id: "zoom-out", text: "Zoom out", onclick: act(function () { self.zoom(0.8); }) }),
+      h("button", { id: "open-all", text: "Open every node", onclick: act(function () {
+        self.depthChoice = Infinity; self.collapsed = {}; self.view = null; self.render(); }) }),
+      h("button", { id: "save-svg", text: "Save the tree as SVG", onclick: act(function () { self.save("svg"); }) }),
+      h("button", { id: "save-png", text: "Save the tree as PNG", onclick: act(function () { self.save("png"); }) })
+    ]);
+    this.menu.hidden = true;
+    var hint = EMBEDDED ? h("span", { class: "zoomhint", text: "Ctrl + wheel zooms" }) : null;
+    return h("div", { class: "toolbar", id: "toolbar" }, [
+      h("button", { id: "fit", title: "show the whole open tree", text: "Fit", onclick: function () { self.view = null; self.drawTree(); } }),
+      h("button", { id: "font-down", title: "smaller text", text: "A−", onclick: function () { self.setFont(self.fs / 1.15); } }),
+      h("button", { id: "font-up", title: "larger text (for a projector)", text: "A+", onclick: function () { self.setFont(self.fs * 1.15); } }),
+      h("label", { class: "ctl", title: "open the tree to this depth" }, [h("span", { class: "ctl-name", text: "Depth" }), this.depthSelect]),
+      h("label", { class: "ctl", title: "a chart of the rows in every node" }, [this.overviewBox, h("span", { text: "Data" })]),
+      this.menuButton, this.menu, hint
+    ]);
   };
 
   App.prototype.bindSplitter = function () {
@@ -291,9 +386,10 @@
     this.splitter.addEventListener("pointermove", function (e) {
       if (!drag) return;
       var w = Math.max(280, Math.min(window.innerWidth - 320, drag.w + drag.x - e.clientX));
+      self.dragWidth = w;
       self.main.style.gridTemplateColumns = "minmax(0, 1fr) 8px " + w + "px";
     });
-    this.splitter.addEventListener("pointerup", function () { drag = null; self.view = null; self.drawTree(); });
+    this.splitter.addEventListener("pointerup", function () { drag = null; self.view = null; self.render(); });
   };
 
   App.prototype.go = function (t) {
@@ -307,134 +403,359 @@
 
   App.prototype.pick = function (r) {
     this.row = r;
-    this.view = null;
     if (this.rowInput) this.rowInput.value = r === null ? "" : String(r);
     if (r !== null) {
       this.tab = "row";
-      // open the collapsed nodes on its path in every tree
+      // open the collapsed nodes on its path in every tree; the view then fits the whole
+      // open tree, so the root stays in sight
       for (var i = 0; i < this.d.trees.length; i++) {
         if (!this.collapsed[i]) continue;
         var p = pathTo(this.d.trees[i], this.d.rows.leaf[i][r]);
         for (var j = 0; j < p.length; j++) this.collapsed[i].delete(p[j]);
       }
     }
+    this.view = null;
     this.render();
   };
 
   App.prototype.render = function () {
     var d = this.d;
     this.slider.value = String(this.round);
+    var tree = this.tree();
     this.label.textContent = this.round === 0 ? "Round 0 of " + d.rounds + ": the base score"
-      : "Round " + this.round + " of " + d.rounds + ": after " + this.tree().label;
+      : "Round " + this.round + " of " + d.rounds + ": after " + tree.label;
+    this.shortLabel.textContent = "Round " + this.round + "/" + d.rounds;
     document.getElementById("prev").disabled = this.round === 0;
     document.getElementById("next").disabled = this.round === d.rounds;
-    this.drawTree();
+    this.overviewBox.checked = this.overview;
+    this.overviewBox.disabled = !(d.rows && (d.rows.X || d.rows.y));
+    this.fitHeader();
     this.drawTabs();
+    this.drawTree();
     this.drawPanel();
   };
 
-  // ------------------------------------------------------------ the tree
-  // GBDT classifiers' boxes carry a third line: the two H's (the gain's and w*'s)
+  // The header keeps one line at any text size: it drops what it can spare, in turn
+  App.prototype.fitHeader = function () {
+    var hd = this.header, steps = ["short-round", "no-title", "short-slider", "no-names"];
+    steps.forEach(function (c) { hd.classList.remove(c); });
+    for (var k = 0; k < steps.length && hd.scrollWidth > hd.clientWidth + 1; k++) hd.classList.add(steps[k]);
+    var tb = document.getElementById("toolbar");
+    tb.classList.remove("tight");
+    if (tb.scrollWidth > tb.clientWidth + 1) tb.classList.add("tight");
+  };
+
+  // ------------------------------------------------------------ what a node says
+  // GBDT classifiers: the gain scores a squared-error tree of the residuals (its H is n,
+  // h = 1 per row); w* is a Newton step whose denominator is Σp(1−p)
   function twoH(d) { return d.algorithm === "gbdt" && d.classifier; }
 
-  App.prototype.boxText = function (tree, i) {
-    var leaf = tree.feature[i] < 0, lines;
-    if (leaf) {
-      lines = ["leaf " + i + ":  " + (tree.value[i] >= 0 ? "+" : "") + num(tree.value[i], 3),
-               "n " + count(tree.n[i]) + "  ·  w* " + num(tree.weight[i], 3)];
-    } else {
-      lines = [tree.rule[i], "n " + count(tree.n[i]) + "  ·  gain " + num(tree.gain[i], 3)];
-    }
-    if (twoH(this.d)) lines.push("H of gain " + count(tree.n[i]) + "  ·  of w* " + num(tree.H[i], 3));
+  App.prototype.px = function (base) { return base * this.fs; };
+
+  // the rule on one line, or wrapped: the feature name (on as many lines as it needs) over
+  // the comparison
+  App.prototype.ruleLines = function (tree, i) {
+    var rule = tree.rule[i], px = this.px(TITLE_PX), max = this.px(RULE_MAX);
+    if (textWidth(rule, px, true) <= max || tree.thr_text[i] === null) return [rule];
+    var name = this.d.features[tree.feature[i]], words = name.split(" "), lines = [], line = "";
+    words.forEach(function (wd) {
+      var next = line ? line + " " + wd : wd;
+      if (line && textWidth(next, px, true) > max) { lines.push(line); line = wd; } else line = next;
+    });
+    lines.push(line);
+    lines.push(tree.op + " " + tree.thr_text[i]);
     return lines;
   };
 
-  // the width of a text in the tree's SVG, as drawn (so that a box fits its rule)
-  App.prototype.textWidth = function (text, cls) {
-    if (!this.ruler) {
-      this.ruler = s("text", { class: "ruler", x: -9999, y: -9999 });
+  // [{text, cls}] of node i, top to bottom; "chart" marks where the node's chart goes
+  App.prototype.nodeLines = function (tree, i) {
+    var d = this.d, out = [], chart = this.overview && this.chartOf(tree, i);
+    if (isLeaf(tree, i)) {
+      out.push({ text: "leaf " + i, cls: "l1" });
+      if (chart) out.push({ chart: chart });
+      out.push({ text: "n " + count(tree.n[i]), cls: "l2" });
+      out.push({ text: "w* " + num(tree.weight[i], 3), cls: "l2" });
+      out.push({ text: "η·w* " + signed(tree.value[i], 3), cls: "l2 adds" });
+      return out;
     }
-    this.ruler.setAttribute("class", cls);
-    this.ruler.textContent = text;
-    if (this.ruler.parentNode !== this.svg) this.svg.appendChild(this.ruler);
-    var w = this.ruler.getComputedTextLength ? this.ruler.getComputedTextLength() : 0;
-    return w || text.length * 9.5;
+    this.ruleLines(tree, i).forEach(function (t) { out.push({ text: t, cls: "l1" }); });
+    if (chart) out.push({ chart: chart });
+    out.push({ text: "n " + count(tree.n[i]) + " · gain " + num(tree.gain[i], 3), cls: "l2" });
+    if (twoH(d)) out.push({ text: "Σp(1−p) " + num(tree.H[i], 3), cls: "l2" });
+    return out;
+  };
+
+  App.prototype.boxSize = function (lines) {
+    var self = this, w = 0, hgt = 2 * PAD * this.fs;
+    lines.forEach(function (ln) {
+      if (ln.chart) { w = Math.max(w, self.px(ln.chart.w)); hgt += self.px(ln.chart.h + 4); return; }
+      var px = self.px(ln.cls === "l1" ? TITLE_PX : TEXT_PX);
+      w = Math.max(w, textWidth(ln.text, px, ln.cls === "l1"));
+      hgt += px * 1.3;
+    });
+    return [w + 2 * PAD * this.fs + 2, hgt];
+  };
+
+  // ------------------------------------------------------------ the data in the nodes
+  // For tree ti: the rows that reached each node, with their class (or target) and the
+  // value of the node's split feature. Counted once per tree.
+  App.prototype.nodeRows = function (ti) {
+    if (this.chartCache[ti]) return this.chartCache[ti];
+    var d = this.d, tree = d.trees[ti], leafOf = d.rows.leaf[ti], X = d.rows.X, y = d.rows.y;
+    var n = tree.feature.length, at = [];
+    for (var j = 0; j < n; j++) at.push({ vals: [], ys: [] });
+    for (var r = 0; r < d.rows.n; r++) {
+      for (var a = leafOf[r]; a >= 0; a = tree.parent[a]) {
+        var f = tree.feature[a];
+        at[a].vals.push(f >= 0 && X ? X[f][r] : null);
+        at[a].ys.push(y ? y[r] : null);
+      }
+    }
+    this.chartCache[ti] = at;
+    return at;
+  };
+
+  App.prototype.yRange = function () {
+    if (this.yr) return this.yr;
+    var ys = Array.prototype.filter.call(this.d.rows.y || [], function (v) { return v !== null; });
+    this.yr = ys.length ? [Math.min.apply(null, ys), Math.max.apply(null, ys)] : [0, 1];
+    return this.yr;
+  };
+
+  // what node i's chart shows: a histogram of its split feature (a split), the class
+  // shares or a histogram of y (a leaf); null when the page has no such data
+  App.prototype.chartOf = function (tree, i) {
+    var d = this.d;
+    if (!d.rows || !this.overview) return null;
+    var at = this.nodeRows(tree.index)[i];
+    if (!at.vals.length) return null;
+    if (isLeaf(tree, i) || !d.rows.X) {  // without feature values a split shows its classes
+      if (!d.rows.y) return null;
+      if (d.classifier) return { kind: "shares", w: CHART_W * (isLeaf(tree, i) ? 0.62 : 1), h: SHARE_H, ys: at.ys };
+      return { kind: "yhist", w: CHART_W * 0.62, h: CHART_H * 0.8, ys: at.ys };
+    }
+    return { kind: "hist", w: CHART_W, h: CHART_H, vals: at.vals, ys: at.ys, thr: tree.threshold[i] };
+  };
+
+  // bins of values (with their y) over [lo, hi]: counts by class, or the mean y of a bin
+  function binned(vals, ys, lo, hi, bins, K, clf) {
+    var width = (hi - lo) / bins, counts = [], sums = [];
+    for (var b = 0; b < bins; b++) { counts.push(new Array(K).fill(0)); sums.push(0); }
+    vals.forEach(function (v, j) {
+      if (v === null) return;
+      var b = Math.max(0, Math.min(bins - 1, Math.floor((v - lo) / width)));
+      var k = clf && ys[j] !== null ? ys[j] : 0;
+      counts[b][k] += 1;
+      sums[b] += clf || ys[j] === null ? 0 : ys[j];
+    });
+    return { counts: counts, sums: sums, width: width };
+  }
+
+  function heat(t) {  // blue (low target) to red (high)
+    t = Math.max(0, Math.min(1, t));
+    return "rgb(" + Math.round(59 + 166 * t) + "," + Math.round(111 - 40 * t) + "," + Math.round(182 - 130 * t) + ")";
+  }
+
+  // the chart, drawn at (0, 0) with its size in the tree's units
+  App.prototype.drawChart = function (c, pick) {
+    var d = this.d, f = this.fs, W = c.w * f, H = c.h * f, g = s("g", { class: "chart" });
+    var K = d.classifier ? d.classes.length : 1;
+    if (c.kind === "shares") {
+      var cnt = new Array(K).fill(0), tot = 0;
+      c.ys.forEach(function (k) { if (k !== null) { cnt[k] += 1; tot += 1; } });
+      var x0 = 0;
+      cnt.forEach(function (v, k) {
+        if (!v) return;
+        var w = W * v / tot;
+        g.appendChild(s("rect", { x: x0, y: 0, width: w, height: H, fill: colour(k) }, [
+          s("title", { text: d.classes[k] + ": " + v + " of " + tot + " rows (" + Math.round(100 * v / tot) + "%)" })]));
+        x0 += w;
+      });
+      g.appendChild(s("rect", { x: 0, y: 0, width: W, height: H, class: "chart-frame" }));
+      return g;
+    }
+    var vals = c.kind === "hist" ? c.vals : c.ys, ys = c.ys;
+    var present = vals.filter(function (v) { return v !== null; });
+    if (!present.length) return g;
+    var lo = Math.min.apply(null, present), hi = Math.max.apply(null, present);
+    var cut = c.kind === "hist" && typeof c.thr === "number";  // no number: a set split
+    if (cut) { lo = Math.min(lo, c.thr); hi = Math.max(hi, c.thr); }
+    if (c.kind === "yhist") { var yr = this.yRange(); lo = yr[0]; hi = yr[1]; }
+    if (!(hi > lo)) { lo -= 0.5; hi += 0.5; }
+    var clf = d.classifier && c.kind === "hist";
+    var bins = binned(vals, ys, lo, hi, HIST_BINS, clf ? K : 1, clf), mx = 1;
+    bins.counts.forEach(function (cc) { mx = Math.max(mx, cc.reduce(function (a, v) { return a + v; }, 0)); });
+    var X = function (v) { return W * (v - lo) / (hi - lo); }, bw = W / HIST_BINS;
+    var yr2 = this.yRange();
+    bins.counts.forEach(function (cc, b) {
+      var base = 0;
+      cc.forEach(function (v, k) {
+        if (!v) return;
+        var fill = clf ? colour(k) : c.kind === "yhist" || !d.rows.y ? "#8da0cb"
+          : heat((bins.sums[b] / v - yr2[0]) / ((yr2[1] - yr2[0]) || 1));
+        var top = H - H * (base + v) / mx;
+        g.appendChild(s("rect", { x: b * bw + 0.3, y: top, width: Math.max(0.6, bw - 0.6), height: H * v / mx, fill: fill }));
+        base += v;
+      });
+    });
+    g.appendChild(s("line", { x1: 0, x2: W, y1: H, y2: H, class: "chart-axis" }));
+    if (cut) g.appendChild(s("line", { x1: X(c.thr), x2: X(c.thr), y1: -2, y2: H + 2, class: "chart-thr" }));
+    if (pick !== null && pick !== undefined) {
+      g.appendChild(s("path", { d: "M" + X(pick) + "," + (H + 1) + " l-" + 3.5 * f + "," + 5 * f + " l" + 7 * f + ",0 z", class: "pickmark" }));
+    }
+    return g;
+  };
+
+  // ------------------------------------------------------------ the tree
+  // collapsed nodes of tree ti: those at the chosen depth (first time the tree is shown)
+  App.prototype.collapsedOf = function (ti) {
+    if (!this.collapsed[ti]) {
+      this.openedTo[ti] = this.openDepth(ti);
+      this.collapsed[ti] = this.atDepth(this.d.trees[ti], this.openedTo[ti]);
+    }
+    return this.collapsed[ti];
+  };
+
+  App.prototype.atDepth = function (tree, depth) {
+    var set = new Set();
+    for (var j = 0; j < tree.feature.length; j++) {
+      if (tree.depth[j] === depth && tree.feature[j] >= 0) set.add(j);
+    }
+    return set;
+  };
+
+  function maxDepth(tree) { return Math.max.apply(null, tree.depth); }
+
+  App.prototype.layoutOf = function (tree, collapsed) {
+    var self = this, memo = {};
+    var lay = tidyLayout(tree, collapsed, function (i) {
+      memo[i] = self.nodeLines(tree, i);
+      return self.boxSize(memo[i]);
+    }, GAP_X * this.fs, GAP_Y * this.fs);
+    lay.lines = memo;
+    return lay;
+  };
+
+  App.prototype.paneSize = function () {
+    var r = this.treeBox.getBoundingClientRect();
+    return { width: r.width, height: r.height };
+  };
+
+  // the zoom that shows every open node, and where the tree then sits
+  App.prototype.fitView = function (lay, box) {
+    var pad = 14, big = screenFactor();
+    var sc = Math.min((box.width - 2 * pad) / lay.width, (box.height - 2 * pad) / lay.height, 1.3 * big);
+    sc = Math.max(sc, 0.05);
+    return { s: sc, x: (box.width - lay.width * sc) / 2 - lay.minX * sc, y: pad };
+  };
+
+  // The depth a tree opens to: the chosen one, else the deepest (up to AUTO_DEPTH) at which
+  // the fitted tree's text is still READABLE_PX (× the A−/A+ factor) on screen
+  App.prototype.openDepth = function (ti) {
+    var tree = this.d.trees[ti], deepest = maxDepth(tree);
+    if (this.depthChoice !== null) return Math.min(this.depthChoice, deepest);
+    var box = this.paneSize(), want = READABLE_PX / TEXT_PX, top = Math.min(deepest, AUTO_DEPTH);
+    if (!box.width) return top;
+    for (var dep = top; dep > 1; dep--) {
+      var saved = this.collapsed[ti];
+      this.collapsed[ti] = this.atDepth(tree, dep);  // the charts ask which nodes are closed
+      var lay = this.layoutOf(tree, this.collapsed[ti]);
+      this.collapsed[ti] = saved;
+      if (this.fitView(lay, box).s >= want) return dep;
+    }
+    return 1;
+  };
+
+  App.prototype.fillDepthSelect = function (tree, ti) {
+    var sel = this.depthSelect, deepest = tree ? maxDepth(tree) : 0;
+    while (sel.firstChild) sel.removeChild(sel.firstChild);
+    for (var dep = 1; dep < deepest; dep++) sel.appendChild(h("option", { value: String(dep), text: String(dep) }));
+    sel.appendChild(h("option", { value: "all", text: "all (" + deepest + ")" }));
+    sel.disabled = !tree;
+    if (tree) sel.value = this.openedTo[ti] >= deepest ? "all" : String(this.openedTo[ti]);
   };
 
   App.prototype.drawTree = function () {
     var self = this, svg = this.svg, d = this.d;
     while (svg.firstChild) svg.removeChild(svg.firstChild);
-    var box = this.treeBox.getBoundingClientRect();
+    var tree = this.tree();
+    this.drawLegend(tree);  // first: the pane is what the legend leaves
+    var box = this.paneSize();
     svg.setAttribute("width", box.width);
     svg.setAttribute("height", box.height);
-    var tree = this.tree();
-    this.orientButton.textContent = this.orient === "down" ? "Lay out ⇨" : "Lay out ⇩";
-    if (!tree) { this.drawStart(box); return; }
-    var ti = this.treeIndex(), collapsed = this.collapsedOf(ti);
-    // every box as wide as the widest text of the tree: a rule is never cut
-    var nw = 176, lines = twoH(d) ? 3 : 2, nh = 24 + 22 * lines;
-    for (var j = 0; j < tree.feature.length; j++) {
-      var tx = this.boxText(tree, j);
-      nw = Math.max(nw, this.textWidth(tx[0], "l1") + 28, this.textWidth(tx[1], "l2") + 24);
-      if (tx[2]) nw = Math.max(nw, this.textWidth(tx[2], "l2") + 24);
-    }
-    this.nw = nw; this.nh = nh;
-    var spacing = { down: [nw + 20, nh + 54], right: [nh + 18, nw + 50] };
-    if (!this.view && !this.orientChosen) {  // top-down when it fits at a readable size
-      var wide = layout(tree, collapsed, spacing.down[0], spacing.down[1]).width + nw;
-      this.orient = wide * 0.85 <= box.width ? "down" : "right";
-    }
-    var sp = spacing[this.orient];
-    var lay = layout(tree, collapsed, sp[0], sp[1]);
-    if (this.orient === "right") {  // the tree's levels run left to right
-      Object.keys(lay.pos).forEach(function (j) { var q = lay.pos[j]; lay.pos[j] = [q[1], q[0]]; });
-      lay = { pos: lay.pos, width: lay.height, height: lay.width };
-    }
-    var down = this.orient === "down";
-    var onPath = new Set(), path = [];
+    this.start.hidden = !!tree;
+    svg.style.display = tree ? "" : "none";
+    if (!tree) { this.fillDepthSelect(null); this.drawStart(); return; }
+    var ti = this.treeIndex(), collapsed = this.collapsedOf(ti), lay = this.layoutOf(tree, collapsed);
+    this.fillDepthSelect(tree, ti);
+    this.lay = lay;
+    var path = [], onPath = new Set();
     if (this.row !== null) { path = pathTo(tree, d.rows.leaf[ti][this.row]); path.forEach(function (j) { onPath.add(j); }); }
-    if (!this.view) this.view = this.fit(lay, box, path);
-    this.orientButton.textContent = down ? "Lay out ⇨" : "Lay out ⇩";
+    var fit = this.fitView(lay, box);
+    if (this.keepScale && this.view) {  // A−/A+: the text changes size on screen, the zoom stays
+      var sc = this.view.s;  // centred when the tree fits, else the root in the middle
+      var x = fit.s >= sc ? (box.width - lay.width * sc) / 2 - lay.minX * sc : box.width / 2 - lay.x[0] * sc;
+      this.view = { s: sc, x: x, y: fit.y };
+    } else if (!this.view) {
+      this.view = fit;
+    }
+    this.keepScale = null;
     var g = s("g", { id: "viewport", transform: this.transform() });
     this.viewport = g;
     svg.appendChild(g);
-    var ids = Object.keys(lay.pos).map(Number);
-    ids.forEach(function (i) {  // edges first, under the boxes
-      if (tree.feature[i] < 0 || collapsed.has(i)) return;
-      [[tree.left[i], true], [tree.right[i], false]].forEach(function (c) {
-        var a = lay.pos[i], b = lay.pos[c[0]];
-        var on = onPath.has(i) && onPath.has(c[0]);
-        var p, lx, ly, anchor;
-        if (down) {
-          var y0 = a[1] + nh / 2, y1 = b[1] - nh / 2, ym = (y0 + y1) / 2;
-          p = "M" + a[0] + "," + y0 + " C" + a[0] + "," + ym + " " + b[0] + "," + ym + " " + b[0] + "," + y1;
-          lx = (a[0] + b[0]) / 2 + (c[1] ? -6 : 6); ly = ym - 4; anchor = c[1] ? "end" : "start";
-        } else {
-          var x0 = a[0] + nw / 2, x1 = b[0] - nw / 2, xm = (x0 + x1) / 2;
-          p = "M" + x0 + "," + a[1] + " C" + xm + "," + a[1] + " " + xm + "," + b[1] + " " + x1 + "," + b[1];
-          lx = x1 - 4; ly = b[1] - nh / 2 - 3; anchor = "end";
-        }
-        g.appendChild(s("path", { class: "edge" + (on ? " on-path" : ""), d: p }));
-        var missing = tree.default_left[i] === c[1] ? ", missing" : "";
-        g.appendChild(s("text", {
-          class: "edge-label", x: lx, y: ly, "text-anchor": anchor, text: (c[1] ? "yes" : "no") + missing
-        }));
-      });
-    });
-    ids.forEach(function (i) { g.appendChild(self.nodeBox(tree, i, lay.pos[i], collapsed, onPath)); });
+    this.drawEdges(g, tree, lay, collapsed, onPath);
+    lay.ids.forEach(function (i) { g.appendChild(self.nodeBox(tree, i, lay, collapsed, onPath)); });
   };
 
-  App.prototype.nodeBox = function (tree, i, p, collapsed, onPath) {
-    var self = this, leaf = tree.feature[i] < 0, nw = this.nw, nh = this.nh;
+  // the width of an edge: the share of the rows (or of the cover H) that pass along it
+  App.prototype.edgeWidth = function (tree, child) {
+    var n = tree.n[0] > 0 ? tree.n[child] / tree.n[0] : tree.H[0] > 0 ? tree.H[child] / tree.H[0] : 0;
+    return (1.2 + 11 * Math.max(0, Math.min(1, n || 0))) * this.fs;
+  };
+
+  App.prototype.drawEdges = function (g, tree, lay, collapsed, onPath) {
+    var self = this, f = this.fs;
+    lay.ids.forEach(function (i) {
+      if (isLeaf(tree, i) || collapsed.has(i)) return;
+      [[tree.left[i], true], [tree.right[i], false]].forEach(function (c) {
+        var j = c[0], x0 = lay.x[i], y0 = lay.top[i] + lay.h[i], x1 = lay.x[j], y1 = lay.top[j];
+        var ym = (y0 + y1) / 2, on = onPath.has(i) && onPath.has(j);
+        g.appendChild(s("path", { class: "edge" + (on ? " on-path" : ""), "data-edge": i + "-" + j,
+          "stroke-width": Math.max(self.edgeWidth(tree, j), on ? 4 * f : 0),
+          d: "M" + x0 + "," + y0 + " C" + x0 + "," + ym + " " + x1 + "," + ym + " " + x1 + "," + y1 }, [
+          s("title", { text: (c[1] ? "yes" : "no") + ": " + count(tree.n[j]) + " rows" })]));
+        var missing = tree.default_left[i] === c[1] ? ", missing" : "";
+        g.appendChild(s("text", { class: "edge-label", "font-size": EDGE_PX * f,
+          x: (x0 + x1) / 2 + (c[1] ? -5 : 5) * f, y: ym - 3 * f, "text-anchor": c[1] ? "end" : "start",
+          text: (c[1] ? "yes" : "no") + missing }));
+      });
+    });
+  };
+
+  App.prototype.nodeBox = function (tree, i, lay, collapsed, onPath) {
+    var self = this, leaf = isLeaf(tree, i), f = this.fs, w = lay.w[i], hgt = lay.h[i];
     var cls = "node " + (leaf ? "leaf" : "split") + (onPath.has(i) ? " on-path" : "") +
       (this.node === i ? " selected" : "");
-    var g = s("g", { class: cls, "data-node": String(i), transform: "translate(" + p[0] + "," + p[1] + ")", tabindex: "0" });
-    g.appendChild(s("rect", { x: -nw / 2, y: -nh / 2, width: nw, height: nh, rx: 8 }));
-    var lines = this.boxText(tree, i);
-    var hover = "node " + i + ": " + (leaf ? lines[0] : tree.exact_rule[i] + " (exactly)") + "\n" + lines.slice(1).join("\n");
-    g.appendChild(s("title", { text: hover }));
-    lines.forEach(function (line, k) {
-      g.appendChild(s("text", { class: k === 0 ? "l1" : "l2", y: -nh / 2 + 24 + 22 * k - (k === 0 ? 2 : 0), "text-anchor": "middle", text: line }));
+    var g = s("g", { class: cls, "data-node": String(i), transform: "translate(" + lay.x[i] + "," + lay.top[i] + ")", tabindex: "0" });
+    g.appendChild(s("rect", { x: -w / 2, y: 0, width: w, height: hgt, rx: 7 * f }));
+    g.appendChild(s("title", { text: this.hoverText(tree, i) }));
+    var y = PAD * f, ti = this.treeIndex();
+    lay.lines[i].forEach(function (ln) {
+      if (ln.chart) {
+        var pick = null;
+        if (self.row !== null && onPath.has(i)) {
+          pick = ln.chart.kind === "hist" ? self.d.rows.X[tree.feature[i]][self.row]
+            : ln.chart.kind === "yhist" ? self.d.rows.y[self.row] : null;
+        }
+        var c = self.drawChart(ln.chart, pick);
+        c.setAttribute("transform", "translate(" + (-ln.chart.w * f / 2) + "," + (y + 2 * f) + ")");
+        g.appendChild(c);
+        y += (ln.chart.h + 4) * f;
+        return;
+      }
+      var px = (ln.cls === "l1" ? TITLE_PX : TEXT_PX) * f;
+      g.appendChild(s("text", { class: ln.cls, "font-size": px, y: y + px * 1.02, "text-anchor": "middle", text: ln.text }));
+      y += px * 1.3;
     });
     g.addEventListener("click", function (e) {
       if (self.dragged) return;
@@ -444,55 +765,89 @@
     g.addEventListener("keydown", function (e) {
       if (e.key === "Enter" || e.key === " ") { self.node = i; self.tab = "node"; self.render(); e.preventDefault(); }
     });
-    if (!leaf) {
-      var closed = collapsed.has(i);
-      var at = this.orient === "down" ? "translate(0," + (nh / 2 + 2) + ")" : "translate(" + (nw / 2 + 2) + ",0)";
-      var toggle = s("g", { class: "toggle", "data-toggle": String(i), transform: at }, [
-        s("circle", { r: 10 }),
-        s("text", { y: 5, "text-anchor": "middle", text: closed ? "+" : "−" }),
-        s("title", { text: closed ? "open this subtree" : "fold this subtree" })
-      ]);
-      if (closed) toggle.appendChild(s("text", { class: "hidden-count", x: 16, y: 5, text: hiddenBelow(tree, i) + (this.orient === "down" ? " nodes" : "") }));
-      toggle.addEventListener("click", function (e) {
-        e.stopPropagation();
-        if (self.dragged) return;
-        if (collapsed.has(i)) collapsed.delete(i); else collapsed.add(i);
-        self.drawTree();
-      });
-      g.appendChild(toggle);
-    }
+    if (!leaf) g.appendChild(this.expander(tree, i, hgt, collapsed, ti));
     return g;
   };
 
-  // tg.explain's text, one block per line: a wrapped line keeps its indent, plus a hanging one
-  function formula(id, text) {
-    return h("div", { class: "formula", id: id }, text.split("\n").map(function (line) {
-      var indent = line.length - line.replace(/^ +/, "").length;
-      return h("div", { class: "fl", style: "padding-left:" + (indent + 3) + "ch", text: line.slice(indent) });
-    }));
+  // the classes of the rows that reached node i, as "benign 97% (320), malignant 3% (8)"
+  App.prototype.sharesText = function (tree, i) {
+    var d = this.d;
+    if (!d.rows || !d.rows.y || !d.classifier) return "";
+    var ys = this.nodeRows(tree.index)[i].ys, c = new Array(d.classes.length).fill(0);
+    ys.forEach(function (k) { if (k !== null) c[k] += 1; });
+    var tot = c.reduce(function (a, b) { return a + b; }, 0);
+    if (!tot) return "";
+    return "\nrows by class: " + c.map(function (v, k) {
+      return d.classes[k] + " " + Math.round(100 * v / tot) + "% (" + v + ")";
+    }).join(", ");
+  };
+
+  App.prototype.hoverText = function (tree, i) {
+    var d = this.d;
+    if (isLeaf(tree, i)) {
+      return "leaf " + i + ": n = " + count(tree.n[i]) + "\nw* = " + num(tree.weight[i], 6) +
+        " (the walkthrough's leaf_output)\nadds η·w* = " + formatNumber(tree.learning_rate, 6) + " × " +
+        num(tree.weight[i], 6) + " = " + num(tree.value[i], 6) + " to a row's margin" + this.sharesText(tree, i);
+    }
+    return "node " + i + ": " + tree.rule[i] + "\n(" + this.exactText(tree, i) + ")" +
+      "\nn = " + count(tree.n[i]) + ", gain = " + num(tree.gain[i], 6) +
+      (twoH(d) ? "\nn is the gain's H; Σp(1−p) = " + num(tree.H[i], 6) + " is w*'s denominator" : "") +
+      this.sharesText(tree, i);
+  };
+
+  App.prototype.expander = function (tree, i, hgt, collapsed, ti) {
+    var self = this, f = this.fs, closed = collapsed.has(i);
+    var t = s("g", { class: "toggle", "data-toggle": String(i), transform: "translate(0," + (hgt + 1) + ")" }, [
+      s("circle", { r: 8.5 * f }),
+      s("text", { y: 4.5 * f, "font-size": 14 * f, "text-anchor": "middle", text: closed ? "+" : "−" }),
+      s("title", { text: closed ? "open this subtree" : "fold this subtree" })
+    ]);
+    if (closed) t.appendChild(s("text", { class: "hidden-count", x: 13 * f, y: 4.5 * f, "font-size": EDGE_PX * f, text: hiddenBelow(tree, i) + " more" }));
+    t.addEventListener("click", function (e) {
+      e.stopPropagation();
+      if (self.dragged) return;
+      if (collapsed.has(i)) collapsed.delete(i); else collapsed.add(i);
+      self.view = null;
+      self.drawTree();
+    });
+    return t;
+  };
+
+  function hiddenBelow(tree, i) {
+    if (isLeaf(tree, i)) return 0;
+    return 2 + hiddenBelow(tree, tree.left[i]) + hiddenBelow(tree, tree.right[i]);
   }
 
-  // zoom and pan so the tree fills the area; too big to read whole, it is shown from the
-  // root, or from a picked row's leaf, at a readable size (pan for the rest)
-  App.prototype.fit = function (lay, box, focus) {
-    var nw = this.nw, nh = this.nh, pad = 40;
-    var w = lay.width + nw + 2 * pad + (this.orient === "right" ? 40 : 0), hgt = lay.height + nh + 2 * pad + 24;
-    var big = this.fs * screenFactor();
-    var sc = Math.max(Math.min(1.6 * big, box.width / w, box.height / hgt), 0.75 * big);
-    var at = focus && focus.length ? lay.pos[focus[focus.length - 1]] : lay.pos[0];
-    var x, y;
-    if (this.orient === "right") {
-      x = pad + (nw / 2) * sc;
-      if (lay.width * sc + nw * sc + 2 * pad > box.width) x = Math.min(x, box.width - pad - (at[0] + nw / 2) * sc);
-      y = box.height / 2 - (lay.height / 2) * sc;
-      if ((lay.height + nh) * sc + 2 * pad > box.height) y = box.height / 2 - at[1] * sc;
-      return { s: sc, x: x, y: y };
+  // what the colours, widths and names on the tree mean: one line over the tree
+  App.prototype.legendParts = function (tree) {
+    var d = this.d, parts = [];
+    if (!tree) return parts;
+    if (this.overview && d.classifier && d.rows && d.rows.y) {
+      parts.push({ swatches: d.classes });
+      if (d.rows.X) parts.push({ text: "a split's chart: its feature over the rows reaching it, cut at the threshold (dashed)" });
+    } else if (this.overview && d.rows && d.rows.y && d.rows.X) {
+      parts.push({ text: "bars coloured by mean y: blue low, red high" });
     }
-    x = box.width / 2 - (lay.width / 2) * sc;
-    if ((lay.width + nw) * sc > box.width) x = box.width / 2 - at[0] * sc;
-    y = pad + (nh / 2) * sc;
-    if ((lay.height + nh) * sc + 2 * pad > box.height) y = Math.min(y, box.height - pad - (at[1] + nh / 2) * sc);
-    return { s: sc, x: x, y: y };
+    parts.push({ text: "edges: as wide as the rows passing" });
+    parts.push({ text: "a leaf: w* = −G/(H+λ) (leaf_output); η·w* = what it adds to the margin, η = " + formatNumber(tree.learning_rate, 6) });
+    if (twoH(d)) parts.push({ text: "n is the gain's H (h = 1 per row); Σp(1−p) is w*'s denominator" });
+    return parts;
+  };
+
+  App.prototype.drawLegend = function (tree) {
+    var L = this.legend;
+    while (L.firstChild) L.removeChild(L.firstChild);
+    this.legendParts(tree).forEach(function (p) {
+      if (p.swatches) {
+        p.swatches.forEach(function (c, k) {
+          L.appendChild(h("span", { class: "swatch", style: "background:" + colour(k) }));
+          L.appendChild(h("span", { class: "swatch-name", text: c }));
+        });
+      } else {
+        L.appendChild(h("span", { class: "legend-part", text: p.text }));
+      }
+    });
+    L.hidden = !tree;
   };
 
   App.prototype.transform = function () {
@@ -502,9 +857,9 @@
 
   App.prototype.zoom = function (f, cx, cy) {
     if (!this.view) return;
-    var box = this.treeBox.getBoundingClientRect(), v = this.view;
+    var box = this.paneSize(), v = this.view;
     if (cx === undefined) { cx = box.width / 2; cy = box.height / 2; }
-    var ns = Math.max(0.2, Math.min(4, v.s * f));
+    var ns = Math.max(0.05, Math.min(6, v.s * f));
     v.x = cx - (cx - v.x) * ns / v.s;
     v.y = cy - (cy - v.y) * ns / v.s;
     v.s = ns;
@@ -540,16 +895,77 @@
     });
   };
 
-  App.prototype.drawStart = function (box) {
-    var d = this.d, g = s("g", { transform: "translate(32,48) scale(" + this.fs * screenFactor() + ")", class: "start" });
-    g.appendChild(s("text", { class: "start-title", text: "Round 0: before any tree, every row starts here" }));
-    d.start.forEach(function (line, j) {
-      g.appendChild(s("text", { class: "start-line", y: 44 + j * 30, text: line }));
-    });
-    g.appendChild(s("text", { class: "start-hint", y: 60 + d.start.length * 30,
+  // Round 0 in HTML, so that its lines wrap at any width and text size
+  App.prototype.drawStart = function () {
+    var d = this.d, el = this.start;
+    while (el.firstChild) el.removeChild(el.firstChild);
+    el.appendChild(h("h2", { class: "start-title", text: "Round 0: before any tree, every row starts here" }));
+    d.start.forEach(function (line) { el.appendChild(h("p", { class: "start-line", text: line })); });
+    el.appendChild(h("p", { class: "start-hint",
       text: d.rounds ? "Next ▶ (or →) goes to round 1: after " + d.trees[this.cls].label + "." : "This model has no trees." }));
-    this.svg.appendChild(g);
     this.view = null;
+  };
+
+  // ------------------------------------------------------------ saving the tree
+  // The open tree as one SVG file: its boxes, charts and legend, styled inline
+  App.prototype.svgText = function () {
+    var lay = this.lay, f = this.fs, pad = 16, tree = this.tree();
+    var legend = this.legendParts(tree).map(function (p) { return p.swatches ? "colours: " + p.swatches.join(", ") : p.text; });
+    var lh = 16, top = pad + legend.length * lh + 8;
+    var W = Math.ceil(lay.width + 2 * pad), H = Math.ceil(lay.height + top + pad + 12 * f);
+    var out = s("svg", { xmlns: SVG, width: W, height: H, viewBox: "0 0 " + W + " " + H });
+    var css = document.querySelector("style").textContent;
+    out.appendChild(s("style", { text: css + "\nsvg { font-family: " + FONT + "; background: #fff; }" }));
+    out.appendChild(s("rect", { x: 0, y: 0, width: W, height: H, fill: "#ffffff" }));
+    var self = this;
+    legend.forEach(function (t, k) {
+      var tx = s("text", { x: pad, y: pad + (k + 1) * lh - 4, "font-size": 13, class: "legend-text", text: t });
+      if (k === 0 && self.legendParts(tree)[0].swatches) tx.textContent = "";
+      out.appendChild(tx);
+    });
+    var sw = this.legendParts(tree)[0];
+    if (sw && sw.swatches) {
+      var x = pad;
+      sw.swatches.forEach(function (c, k) {
+        out.appendChild(s("rect", { x: x, y: pad, width: 11, height: 11, fill: colour(k) }));
+        out.appendChild(s("text", { x: x + 15, y: pad + 10, "font-size": 13, class: "legend-text", text: c }));
+        x += 28 + textWidth(c, 13, false);
+      });
+    }
+    var g = this.viewport.cloneNode(true);
+    g.setAttribute("transform", "translate(" + (pad - lay.minX) + "," + top + ")");
+    out.appendChild(g);
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(out);
+  };
+
+  App.prototype.fileName = function (ext) {
+    return "tree-" + (this.treeIndex() + 1) + "." + ext;
+  };
+
+  function download(name, url) {
+    var a = h("a", { href: url, download: name });
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+  }
+
+  App.prototype.save = function (fmt) {
+    if (!this.tree()) return;
+    var text = this.svgText(), name = this.fileName(fmt);
+    var uri = "data:image/svg+xml;base64," + btoa(unescape(encodeURIComponent(text)));
+    this.saved = { name: name, svg: text };
+    if (fmt === "svg") { download(name, uri); return; }
+    var img = new Image(), self = this;
+    img.onload = function () {
+      var k = 2, c = document.createElement("canvas");
+      c.width = img.width * k; c.height = img.height * k;
+      var ctx = c.getContext("2d");
+      ctx.scale(k, k);
+      ctx.drawImage(img, 0, 0);
+      self.saved.png = c.toDataURL("image/png");
+      download(name, self.saved.png);
+    };
+    img.src = uri;
   };
 
   // ------------------------------------------------------------ the side panel
@@ -565,6 +981,8 @@
         onclick: function () { self.tab = n[0]; self.drawTabs(); self.drawPanel(); }
       }));
     });
+    this.tabs.classList.remove("tight");
+    if (this.tabs.scrollWidth > this.tabs.clientWidth + 1) this.tabs.classList.add("tight");
   };
 
   App.prototype.drawPanel = function () {
@@ -573,6 +991,41 @@
     var f = { node: this.nodePanel, rows: this.rowsPanel, epochs: this.epochsPanel,
               row: this.rowPanel, about: this.aboutPanel }[this.tab] || this.nodePanel;
     f.call(this, p);
+    this.fitPanel();
+  };
+
+  // Seed 004's table wider than the panel widens it (the tree keeps MIN_TREE_PANE px),
+  // until another tab is shown; a panel the reader dragged keeps its width. (Other
+  // tables scroll: widening for them would shrink the tree at every click.)
+  var MIN_TREE_PANE = 420;
+  App.prototype.fitPanel = function () {
+    if (this.dragWidth) return;
+    var table = this.panel.querySelector("#epochs-table"), before = this.main.style.gridTemplateColumns;
+    var aside = this.main.lastElementChild;
+    this.main.style.gridTemplateColumns = "";
+    var base = aside.getBoundingClientRect().width;
+    var want = table ? table.getBoundingClientRect().width - table.parentNode.clientWidth : 0;
+    if (want > 1 && window.innerWidth > 900) {
+      var w = Math.min(base + want + 4, window.innerWidth - MIN_TREE_PANE - 8);
+      if (w > base) this.main.style.gridTemplateColumns = "minmax(0, 1fr) 8px " + w + "px";
+    }
+    if (this.main.style.gridTemplateColumns !== before) { this.view = null; this.drawTree(); }
+  };
+
+  // the names every view gives the numbers of a node (the walkthrough's, explain's)
+  App.prototype.nodeStats = function (tree, i) {
+    var d = this.d, leaf = isLeaf(tree, i), N = function (v) { return num(v, 4); };
+    var stats = [["n", "n", count(tree.n[i])], ["G", "G", N(tree.G[i])]];
+    if (twoH(d)) {
+      stats.push(["H_gain", "n (the gain's H)", count(tree.n[i])],
+                 ["H", "Σp(1−p) (w*'s denominator)", N(tree.H[i])]);
+    } else {
+      stats.push(["H", "H", N(tree.H[i])]);
+    }
+    stats.push(["w*", leaf ? "w* (leaf_output)" : "w* (were it a leaf)", N(tree.weight[i])]);
+    if (leaf) stats.push(["η·w*", "η·w* (what the leaf adds)", N(tree.value[i])]);
+    if (!leaf) stats.push(["gain", "gain", N(tree.gain[i])], ["loss_chg", d.loss_chg_from_file ? "loss_chg (in the file)" : "loss_chg", N(tree.loss_chg[i])]);
+    return stats;
   };
 
   App.prototype.nodePanel = function (p) {
@@ -585,28 +1038,23 @@
       p.appendChild(h("p", { class: "hint", text: "Click a node of the tree to see its n, G, H, w*, gain, the formulas with its numbers" + (d.rows && d.rows.X ? " and the rows that reached it." : ".") }));
       return;
     }
-    var leaf = tree.feature[i] < 0, N = function (v) { return num(v, 4); };
+    var leaf = isLeaf(tree, i);
     p.appendChild(h("h2", { id: "node-title", text: tree.label + ", " + (leaf ? "leaf " : "node ") + i }));
     if (!leaf) {
-      var exact = tree.exact_rule[i] !== tree.rule[i] ? "   (exactly " + tree.exact_rule[i] + ")" : "";
-      p.appendChild(h("p", { class: "rule", title: tree.exact_rule[i], text: "split: " + tree.rule[i] + exact }));
+      p.appendChild(h("p", { class: "rule", title: this.exactText(tree, i),
+        text: "split: " + tree.rule[i] }));
     }
-    var stats = [["n", "n", count(tree.n[i])], ["G", "G", N(tree.G[i])]];
-    if (twoH(d)) {  // the gain scores a squared-error tree (h = 1 per row); w* is a Newton step
-      stats.push(["H_gain", "H in the gain (= n: h = 1 per row)", count(tree.n[i])],
-                 ["H", "Σp(1−p): w*'s denominator", N(tree.H[i])]);
-    } else {
-      stats.push(["H", "H", N(tree.H[i])]);
-    }
-    stats.push(["w*", "w*", N(tree.weight[i])], ["η·w*", "η·w*", N(tree.value[i])]);
-    if (!leaf) stats.push(["gain", "gain", N(tree.gain[i])], ["loss_chg", d.loss_chg_from_file ? "loss_chg (in the file)" : "loss_chg", N(tree.loss_chg[i])]);
-    p.appendChild(h("table", { class: "stats", id: "node-stats" }, [h("tbody", {}, stats.map(function (r) {
+    p.appendChild(h("table", { class: "stats", id: "node-stats" }, [h("tbody", {}, this.nodeStats(tree, i).map(function (r) {
       return h("tr", { "data-stat": r[0] }, [h("th", { text: r[1] }), h("td", { text: r[2] })]);
     }))]));
     this.nodeData(p, tree, i);
     if (!leaf) p.appendChild(formula("split-formula", tree.split_text[i]));
     p.appendChild(formula("leaf-formula", tree.leaf_text[i]));
-    var tab = tree.splits[String(i)];
+    this.splitTable(p, tree, i);
+  };
+
+  App.prototype.splitTable = function (p, tree, i) {
+    var d = this.d, tab = tree.splits[String(i)], N = function (v) { return num(v, 4); };
     if (tab) {
       p.appendChild(h("h3", { text: "Candidate splits: " + tab.rows.length + " best of " + tab.total + ", by gain" }));
       var head = ["feature", "threshold", "missing", "G_L", "H_L", "G_R", "H_R", "gain"];
@@ -624,6 +1072,14 @@
     }
   };
 
+  // tg.explain's text, one block per line: a wrapped line keeps its indent, plus a hanging one
+  function formula(id, text) {
+    return h("div", { class: "formula", id: id }, text.split("\n").map(function (line) {
+      var indent = line.length - line.replace(/^ +/, "").length;
+      return h("div", { class: "fl", style: "padding-left:" + (indent + 3) + "ch", text: line.slice(indent) });
+    }));
+  }
+
   // the rows (of those given) that reached node i of tree ti
   App.prototype.rowsAt = function (ti, i) {
     var tree = this.d.trees[ti], leafOf = this.d.rows.leaf[ti], inside = new Uint8Array(tree.feature.length);
@@ -637,13 +1093,24 @@
     return out;
   };
 
+  // a row's value of feature fx, as the trees of `tree`'s library read it
+  App.prototype.xText = function (fx, v, tree) {
+    return valueText(this.d, fx, v, this.d.rows.x_float32 && (!tree || tree.float32));
+  };
+
+  // a split in full, on hover: its whole set, or its threshold as stored
+  App.prototype.exactText = function (tree, i) {
+    if (tree.exact[i] === null) return tree.exact_rule[i];
+    return (tree.float32 ? "the float32 " : "") + tree.exact[i] + " exactly";
+  };
+
   // The data in a node: the split feature's values over the rows that reached it, coloured
   // by class (or by target), the threshold marked and the picked row's value on it; a
   // leaf shows its rows' targets.
   App.prototype.nodeData = function (p, tree, i) {
     var d = this.d;
     if (!d.rows) return;
-    var rows = this.rowsAt(this.treeIndex(), i), y = d.rows.y, leaf = tree.feature[i] < 0;
+    var rows = this.rowsAt(this.treeIndex(), i), y = d.rows.y, leaf = isLeaf(tree, i);
     var title = (leaf ? "The rows in this leaf: their y" : "The rows that reached it: " + d.features[tree.feature[i]]) + " (" + rows.length + " rows)";
     if (!leaf && !d.rows.X) {
       p.appendChild(h("p", { class: "hint", text: "Feature values are not in the page (too many rows × features)." }));
@@ -659,7 +1126,7 @@
     var wrap = h("div", { class: "nodedata", id: "node-data" }, [h("h3", { text: title })]);
     if (leaf && d.classifier) { wrap.appendChild(this.classBars(vals)); p.appendChild(wrap); return; }
     var pick = this.row !== null && rows.indexOf(this.row) >= 0 ? (leaf ? y[this.row] : d.rows.X[tree.feature[i]][this.row]) : null;
-    wrap.appendChild(this.histogram(vals, groups, leaf ? null : tree.threshold[i], pick, leaf, tree));
+    wrap.appendChild(this.histogram(vals, groups, leaf ? null : i, pick, leaf, tree));
     if (missing) wrap.appendChild(h("p", { class: "caption", text: missing + " rows with the value missing (they went " + (tree.default_left[i] ? "left" : "right") + ")." }));
     p.appendChild(wrap);
   };
@@ -667,43 +1134,37 @@
   App.prototype.classBars = function (codes) {
     var d = this.d, n = d.classes.length, c = new Array(n).fill(0), W = 420, rowH = 22;
     codes.forEach(function (k) { c[k] += 1; });
-    var mx = Math.max.apply(null, c.concat([1]));
+    var mx = Math.max.apply(null, c.concat([1])), label = Math.min(150, 30 + 7.5 * Math.max.apply(null, d.classes.map(function (x) { return String(x).length; })));
     var g = s("svg", { class: "hist", viewBox: "0 0 " + W + " " + (rowH * n + 6), width: "100%", role: "img" });
     c.forEach(function (v, k) {
-      g.appendChild(s("text", { x: 0, y: rowH * k + 16, class: "axis", text: "y = " + d.classes[k] }));
-      g.appendChild(s("rect", { x: 110, y: rowH * k + 4, width: Math.max(1, (W - 170) * v / mx), height: rowH - 6, fill: PALETTE[k % PALETTE.length] }));
-      g.appendChild(s("text", { x: 116 + (W - 170) * v / mx, y: rowH * k + 16, class: "axis", text: String(v) }));
+      g.appendChild(s("text", { x: 0, y: rowH * k + 16, class: "axis", text: "y = " + clip(String(d.classes[k]), 18) }));
+      g.appendChild(s("rect", { x: label, y: rowH * k + 4, width: Math.max(1, (W - label - 60) * v / mx), height: rowH - 6, fill: colour(k) }));
+      g.appendChild(s("text", { x: label + 6 + (W - label - 60) * v / mx, y: rowH * k + 16, class: "axis", text: String(v) }));
     });
     return g;
   };
 
-  App.prototype.histogram = function (vals, groups, threshold, pick, leaf, tree) {
-    var d = this.d, W = 420, H = 150, L = 34, B = 22, bins = 24;
+  App.prototype.histogram = function (vals, groups, node, pick, leaf, tree) {
+    var d = this.d, W = 420, H = 150, L = 34, B = 22, nb = 24;
+    var threshold = node === null || typeof tree.threshold[node] !== "number" ? null : tree.threshold[node];
     var lo = Math.min.apply(null, vals.concat(threshold === null ? [] : [threshold]));
     var hi = Math.max.apply(null, vals.concat(threshold === null ? [] : [threshold]));
     if (!(hi > lo)) { lo -= 0.5; hi += 0.5; }
-    var width = (hi - lo) / bins, K = d.classifier ? d.classes.length : 1;
-    var counts = [], sums = [];
-    for (var b = 0; b < bins; b++) { counts.push(new Array(K).fill(0)); sums.push(0); }
-    vals.forEach(function (v, j) {
-      var b = Math.min(bins - 1, Math.floor((v - lo) / width));
-      counts[b][d.classifier ? groups[j] : 0] += 1;
-      sums[b] += d.classifier ? 0 : groups[j];
-    });
+    var K = d.classifier ? d.classes.length : 1, clf = d.classifier && !leaf;
+    var bins = binned(vals, groups, lo, hi, nb, d.classifier ? K : 1, d.classifier);
     var mx = 1;
-    counts.forEach(function (c) { mx = Math.max(mx, c.reduce(function (a, v) { return a + v; }, 0)); });
+    bins.counts.forEach(function (c) { mx = Math.max(mx, c.reduce(function (a, v) { return a + v; }, 0)); });
     var X = function (v) { return L + (W - L - 8) * (v - lo) / (hi - lo); };
     var Y = function (c) { return H - B - (H - B - 8) * c / mx; };
     var svg = s("svg", { class: "hist", viewBox: "0 0 " + W + " " + (H + 22), width: "100%", role: "img" });
-    var ys = d.rows.y && !d.classifier ? Array.prototype.slice.call(d.rows.y).filter(function (v) { return v !== null; }) : [];
-    var ylo = ys.length ? Math.min.apply(null, ys) : 0, yhi = ys.length ? Math.max.apply(null, ys) : 1;
-    counts.forEach(function (c, b) {
+    var yr = this.yRange();
+    bins.counts.forEach(function (c, b) {
       var base = 0;
       c.forEach(function (v, k) {
         if (!v) return;
-        var fill = d.classifier ? PALETTE[k % PALETTE.length] : heat((sums[b] / v - ylo) / ((yhi - ylo) || 1));
+        var fill = d.classifier ? colour(k) : heat((bins.sums[b] / v - yr[0]) / ((yr[1] - yr[0]) || 1));
         if (leaf || !d.rows.y) fill = d.classifier ? fill : "#8da0cb";
-        svg.appendChild(s("rect", { x: X(lo + b * width) + 0.5, y: Y(base + v), width: Math.max(1, X(lo + width) - X(lo) - 1), height: Y(base) - Y(base + v), fill: fill }, [
+        svg.appendChild(s("rect", { x: X(lo + b * bins.width) + 0.5, y: Y(base + v), width: Math.max(1, X(lo + bins.width) - X(lo) - 1), height: Y(base) - Y(base + v), fill: fill }, [
           s("title", { text: v + " rows" + (d.classifier ? " of class " + d.classes[k] : "") })]));
         base += v;
       });
@@ -715,31 +1176,27 @@
     if (threshold !== null) {
       svg.appendChild(s("line", { x1: X(threshold), x2: X(threshold), y1: 4, y2: H - B, class: "threshold" }));
       var right = X(threshold) > W / 2;  // the label on the side with room
-      svg.appendChild(s("text", { x: X(threshold) + (right ? -5 : 5), y: 14, class: "axis thr", "text-anchor": right ? "end" : "start", text: (tree.op || "<") + " " + formatNumber(threshold, 4) + " goes left" }));
+      svg.appendChild(s("text", { x: X(threshold) + (right ? -5 : 5), y: 14, class: "axis thr", "text-anchor": right ? "end" : "start", text: tree.op + " " + tree.thr_text[node] + " goes left" }));
     }
     if (pick !== null && pick !== undefined) {
       svg.appendChild(s("path", { d: "M" + X(pick) + "," + (H - B + 2) + " l-7,12 l14,0 z", class: "pickmark" }));
       var left = X(pick) > W / 2;
-      svg.appendChild(s("text", { x: X(pick) + (left ? -9 : 9), y: H + 18, class: "axis pickvalue", "text-anchor": left ? "end" : "start", text: "row " + d.rows.index[this.row] + ": " + formatNumber(pick, 4) }));
+      svg.appendChild(s("text", { x: X(pick) + (left ? -9 : 9), y: H + 18, class: "axis pickvalue", "text-anchor": left ? "end" : "start",
+        text: "row " + d.rows.index[this.row] + ": " + (leaf ? formatNumber(pick, 4) : this.xText(tree.feature[node], pick, tree)) }));
     }
     if (d.classifier && d.rows.y) {  // the legend: one colour per class
       d.classes.forEach(function (c, k) {
-        svg.appendChild(s("rect", { x: W - 8 - 70 * (d.classes.length - k), y: H + 8, width: 10, height: 10, fill: PALETTE[k % PALETTE.length] }));
-        svg.appendChild(s("text", { x: W - 8 - 70 * (d.classes.length - k) + 13, y: H + 17, class: "axis", text: clip(String(c), 8) }));
+        svg.appendChild(s("rect", { x: W - 8 - 80 * (d.classes.length - k), y: H + 8, width: 10, height: 10, fill: colour(k) }));
+        svg.appendChild(s("text", { x: W - 8 - 80 * (d.classes.length - k) + 13, y: H + 17, class: "axis", text: clip(String(c), 9) }));
       });
     }
     if (!d.classifier && !leaf && d.rows.y) {
-      return h("div", {}, [svg, h("p", { class: "caption", text: "Colour: the mean y of a bar's rows, from " + formatNumber(ylo, 3) + " (blue) to " + formatNumber(yhi, 3) + " (red)." })]);
+      return h("div", {}, [svg, h("p", { class: "caption", text: "Colour: the mean y of a bar's rows, from " + formatNumber(yr[0], 3) + " (blue) to " + formatNumber(yr[1], 3) + " (red)." })]);
     }
     return svg;
   };
 
   function clip(text, n) { return text.length > n ? text.slice(0, n - 1) + "…" : text; }
-
-  function heat(t) {  // blue (low target) to red (high)
-    t = Math.max(0, Math.min(1, t));
-    return "rgb(" + Math.round(59 + 166 * t) + "," + Math.round(111 - 40 * t) + "," + Math.round(182 - 130 * t) + ")";
-  }
 
   App.prototype.rowIds = function () {
     var n = Math.min(this.d.rows.table_rows, this.d.rows.n), out = [];
@@ -747,10 +1204,21 @@
     return out;
   };
 
+  // a header that may break after "_", "[" or "=" (ep_2_leaf_output, 1[y=setosa]), so
+  // that columns stay as narrow as their numbers
+  function breakable(text) {
+    var el = h("span", {});
+    text.split(/(?<=[_\[=])/).forEach(function (part, j) {
+      if (j) el.appendChild(h("wbr", {}));
+      el.appendChild(document.createTextNode(part));
+    });
+    return el;
+  }
+
   App.prototype.table = function (id, head, body, rowOf) {
     var self = this;
     return h("div", { class: "scroll" }, [h("table", { class: "grid", id: id }, [
-      h("thead", {}, [h("tr", {}, head.map(function (c) { return h("th", { text: c }); }))]),
+      h("thead", {}, [h("tr", {}, head.map(function (c) { return h("th", { "data-col": c }, [breakable(c)]); }))]),
       h("tbody", {}, body.map(function (cells, j) {
         var r = rowOf[j];
         return h("tr", { "data-row": String(r), class: r === self.row ? "picked" : "",
@@ -776,16 +1244,16 @@
 
   App.prototype.rowsPanel = function (p) {
     var self = this, d = this.d, t = this.round, k = this.cls, N = function (v) { return num(v, 4); };
-    var ids = this.rowIds(), hasGH = !!d.rows.g && t > 0, clf = d.classifier, ind = clf && !!d.rows.y;
+    var ids = this.rowIds(), hasGH = !!d.rows.g && t > 0, clf = !!d.prob_link, ind = d.classifier && !!d.rows.y;
     var head = ["row", "y"].concat(ind ? [this.indicatorName()] : [], hasGH ? ["g", "h"] : [], t > 0 ? ["leaf"] : [], ["margin"], clf ? ["prob"] : []);
     var body = ids.map(function (r) {
-      var ms = self.margins(r)[t], pr = probs(d, ms);
+      var all = self.margins(r), ms = all ? all[t] : null, pr = ms ? self.probs(ms) : null;
       var cells = [d.rows.index[r], self.yText(r)];
       if (ind) cells.push(String(self.indicator(r)));
       if (hasGH) cells.push(N(d.rows.g[k][t - 1][r]), N(d.rows.h[k][t - 1][r]));
       if (t > 0) cells.push(String(d.rows.leaf[self.treeIndex()][r]));
-      cells.push(N(ms[k]));
-      if (clf) cells.push(N(pr[k]));
+      cells.push(ms ? N(ms[k]) : "—");  // beyond the rows whose margins the page carries
+      if (clf) cells.push(pr ? N(pr[k]) : "—");
       return cells;
     });
     var what = t === 0 ? "Round 0: every row at the base score." :
@@ -796,34 +1264,62 @@
     p.appendChild(this.table("rows-table", head, body, ids));
   };
 
-  App.prototype.epochsPanel = function (p) {
+  // Seed 004's table at round t: its columns (as trace_.epochs names them) and, per row,
+  // the cells
+  App.prototype.epochColumns = function () {
     var self = this, d = this.d, t = this.round, k = this.cls, N = function (v) { return num(v, 4); };
-    var ids = this.rowIds(), clf = d.classifier, ind = clf && !!d.rows.y, yh = ["row", "y"].concat(ind ? [this.indicatorName()] : []);
-    var yCells = function (r) { return [d.rows.index[r], self.yText(r)].concat(ind ? [String(self.indicator(r))] : []); };
-    if (t === 0) {
-      var head0 = yh.concat(["ep_0_pre"], clf ? ["ep_0_prob"] : []);
-      p.appendChild(h("p", { class: "caption", text: "Seed 004's table at epoch 0: the starting log(odds)" + (clf ? " and probability." : ".") }));
-      p.appendChild(this.table("epochs-table", head0, ids.map(function (r) {
-        var ms = self.margins(r)[0], pr = probs(d, ms);
-        return yCells(r).concat([N(ms[k])], clf ? [N(pr[k])] : []);
-      }), ids));
+    var clf = !!d.prob_link, ind = d.classifier && !!d.rows.y;
+    var cols = [["y", function (r) { return self.yText(r); }]];
+    if (ind) cols.push([this.indicatorName(), function (r) { return String(self.indicator(r)); }]);
+    var a = "ep_" + (t === 0 ? 0 : t - 1) + "_";
+    // a margin of round u, its probability: "—" beyond the rows whose margins the page has
+    var pre = function (r, u) { var all = self.margins(r); return all ? N(all[u][k]) : "—"; };
+    var prob = function (r, u) { var all = self.margins(r); return all ? N(self.probs(all[u])[k]) : "—"; };
+    var u0 = t === 0 ? 0 : t - 1;
+    cols.push([a + "pre", function (r) { return pre(r, u0); }]);
+    if (clf) cols.push([a + "prob", function (r) { return prob(r, u0); }]);
+    if (t === 0) return cols;
+    var b = "ep_" + t + "_", tree = this.tree(), ti = this.treeIndex();
+    cols.push([b + "residual", function (r) {
+      var all = self.margins(r);
+      if (!d.rows.y || !all) return d.rows.y ? "—" : "";
+      var yv = d.classifier ? self.indicator(r) : d.rows.y[r];  // as trace_.epochs()
+      return N(yv - (clf ? self.probs(all[u0])[k] : all[u0][k]));
+    }]);
+    cols.push([b + "leaf_index", function (r) { return String(d.rows.leaf[ti][r]); }]);
+    cols.push([b + "leaf_output", function (r) { return N(tree.weight[d.rows.leaf[ti][r]]); }]);
+    cols.push([b + "pre", function (r) { return pre(r, t); }]);
+    if (clf) cols.push([b + "prob", function (r) { return prob(r, t); }]);
+    return cols;
+  };
+
+  App.prototype.epochsPanel = function (p) {
+    var self = this, d = this.d, t = this.round, ids = this.rowIds(), clf = !!d.prob_link;
+    var cols = this.epochColumns();
+    var what = t === 0 ? "Seed 004's table at epoch 0: the starting log(odds)" + (clf ? " and probability." : ".")
+      : "Seed 004's table, epoch " + t + " (" + this.tree().label + "): residual = " + (clf ? this.indicatorName() + " − prob" : (d.classifier ? this.indicatorName() : "y") + " − pre") +
+        " of epoch " + (t - 1) + "; leaf_output is w* (before the learning rate η); pre = previous pre + η·leaf_output.";
+    p.appendChild(h("p", { class: "caption", text: what }));
+    if (ids.length <= TRANSPOSE_ROWS) {  // one column per row of data: every column fits
+      var head = ["row"].concat(ids.map(function (r) { return d.rows.index[r]; }));
+      var tbl = h("table", { class: "grid transposed", id: "epochs-table" }, [
+        h("thead", {}, [h("tr", {}, head.map(function (c, j) {
+          var r = ids[j - 1];
+          return h("th", j ? { "data-row": String(r), class: r === self.row ? "picked" : "", onclick: function () { self.pick(r); } } : {}, [document.createTextNode(c)]);
+        }))]),
+        h("tbody", {}, cols.map(function (c) {
+          return h("tr", { "data-col": c[0] }, [h("th", {}, [breakable(c[0])])].concat(ids.map(function (r) {
+            return h("td", { "data-row": String(r), class: r === self.row ? "picked" : "", text: c[1](r) });
+          })));
+        }))
+      ]);
+      p.appendChild(h("div", { class: "scroll" }, [tbl]));
       return;
     }
-    var a = "ep_" + (t - 1) + "_", b = "ep_" + t + "_";
-    var head = yh.concat([a + "pre"], clf ? [a + "prob"] : [], [b + "residual", b + "leaf_index", b + "leaf_output", b + "pre"], clf ? [b + "prob"] : []);
-    var tree = this.tree(), ti = this.treeIndex();
-    var body = ids.map(function (r) {
-      var all = self.margins(r), m0 = all[t - 1], m1 = all[t], p0 = probs(d, m0), p1 = probs(d, m1);
-      var yv = d.rows.y ? (clf ? self.indicator(r) : d.rows.y[r]) : null;
-      var before = clf ? p0[k] : m0[k], leaf = d.rows.leaf[ti][r];
-      var cells = yCells(r).concat([N(m0[k])]);
-      if (clf) cells.push(N(p0[k]));
-      cells.push(yv === null ? "" : N(yv - before), String(leaf), N(tree.weight[leaf]), N(m1[k]));
-      if (clf) cells.push(N(p1[k]));
-      return cells;
-    });
-    p.appendChild(h("p", { class: "caption", text: "Seed 004's table, epoch " + t + " (" + tree.label + "): residual = " + (clf ? this.indicatorName() + " − prob" : "y − pre") + " of epoch " + (t - 1) + "; leaf_output is w* (before the learning rate η); pre = previous pre + η·leaf_output." }));
-    p.appendChild(this.table("epochs-table", head, body, ids));
+    var body = ids.map(function (r) { return [d.rows.index[r]].concat(cols.map(function (c) { return c[1](r); })); });
+    var tbl = this.table("epochs-table", ["row"].concat(cols.map(function (c) { return c[0]; })), body, ids);
+    tbl.firstChild.classList.add("compact");
+    p.appendChild(tbl);
   };
 
   App.prototype.rowPanel = function (p) {
@@ -834,30 +1330,35 @@
     }
     var yline = d.rows.y ? ":  y = " + this.yText(r) + (d.classifier ? "  (" + this.indicatorName() + " = " + this.indicator(r) + ")" : "") : "";
     p.appendChild(h("h2", { id: "row-title", text: "Row " + d.rows.index[r] + yline }));
-    var tree = this.tree();
+    var tree = this.tree(), k = this.cls;
     if (tree) {
-      var ti = this.treeIndex(), path = pathTo(tree, d.rows.leaf[ti][r]);
-      var steps = [];
+      var ti = this.treeIndex(), path = pathTo(tree, d.rows.leaf[ti][r]), steps = [];
       for (var j = 0; j + 1 < path.length; j++) {
         var a = path[j], yes = path[j + 1] === tree.left[a], fx = tree.feature[a];
         var v = d.rows.X ? d.rows.X[fx][r] : undefined;
-        var shown = v === undefined ? "" : " (" + d.features[fx] + " = " + valueText(d, fx, v) + ")";
-        steps.push(h("li", { title: tree.exact_rule[a], text: tree.rule[a] + "?  " + (yes ? "yes" : "no") + shown }));
+        var shown = v === undefined ? "" : " (" + d.features[fx] + " = " + this.xText(fx, v, tree) + ")";
+        steps.push(h("li", { title: this.exactText(tree, a), text: tree.rule[a] + "?  " + (yes ? "yes" : "no") + shown }));
       }
       var lf = path[path.length - 1];
-      steps.push(h("li", { text: "leaf " + lf + ": adds η·w* = " + N(tree.value[lf]) }));
+      steps.push(h("li", { id: "row-leaf", text: "leaf " + lf + ": w* = " + N(tree.weight[lf]) + " (leaf_output); it adds η·w* = " +
+        formatNumber(tree.learning_rate, 6) + " × " + N(tree.weight[lf]) + " = " + N(tree.value[lf]) }));
       p.appendChild(h("h3", { text: "Its path in " + tree.label }));
       p.appendChild(h("ol", { class: "path", id: "row-path", "data-path": path.join(",") }, steps));
     }
-    var all = this.margins(r), k = this.cls;
-    var head = ["round", "adds", "margin"].concat(d.classifier ? ["prob"] : []);
+    var all = this.margins(r);
+    if (!all) {
+      p.appendChild(h("p", { class: "hint", text: "The page has the running margins of the first " + d.rows.margin_rows + " rows only; in Python: model.model_.margins_after(X, t)." }));
+      return;
+    }
+    var hasProb = !!d.prob_link;
+    var head = ["round", "w*", "adds η·w*", "margin"].concat(hasProb ? ["prob"] : []);
     var body = all.map(function (ms, t) {
-      var add = t === 0 ? "start" : N(d.trees[(t - 1) * d.K + k].value[d.rows.leaf[(t - 1) * d.K + k][r]]);
-      var cells = [String(t), add, N(ms[k])];
-      if (d.classifier) cells.push(N(probs(d, ms)[k]));
+      var i = (t - 1) * d.K + k, tr = d.trees[i], lf = t ? d.rows.leaf[i][r] : null;
+      var cells = [String(t), t ? N(tr.weight[lf]) : "", t ? N(tr.value[lf]) : "start", N(ms[k])];
+      if (hasProb) cells.push(N(self.probs(ms)[k]));
       return cells;
     });
-    p.appendChild(h("h3", { text: "Running margin" + (d.classifier ? " and probability" : "") + (d.K > 1 ? " of class " + d.classes[k] : "") + ": round t is after tree t" }));
+    p.appendChild(h("h3", { text: "Running margin" + (hasProb ? " and probability" : "") + (d.K > 1 ? " of class " + d.classes[k] : "") + ": round t is after tree t" }));
     var tbl = h("table", { class: "grid", id: "row-margins" }, [
       h("thead", {}, [h("tr", {}, head.map(function (c) { return h("th", { text: c }); }))]),
       h("tbody", {}, body.map(function (cells, t) {
@@ -870,13 +1371,14 @@
   App.prototype.aboutPanel = function (p) {
     var d = this.d;
     p.appendChild(h("h2", { text: "About this page" }));
+    p.appendChild(h("p", { text: d.title }));
     p.appendChild(h("p", { text: d.algorithm + " · " + d.objective + " · " + d.rounds + " rounds" + (d.K > 1 ? " × " + d.K + " classes" : "") }));
     p.appendChild(h("table", { class: "stats params", id: "params" }, [h("tbody", {}, Object.keys(d.params).map(function (k) {
       return h("tr", {}, [h("th", { text: k }), h("td", { text: d.params[k] })]);
     }))]));
     (d.assumed || []).forEach(function (n) { p.appendChild(h("p", { class: "note assumed-note", text: "Assumed on import: " + n })); });
     (d.notes.concat(d.limits)).forEach(function (n) { p.appendChild(h("p", { class: "note", text: n })); });
-    p.appendChild(h("p", { class: "hint", text: "Round t shows the model after tree t (round 0: the base score). Keys: ← → step through the rounds. Drag to pan, " + (EMBEDDED ? "Ctrl + wheel" : "wheel") + " to zoom, + / − folds a subtree, A− / A+ sizes the text; drag the bar left of this panel to widen it. Made by teachgbt; works offline." }));
+    p.appendChild(h("p", { class: "hint", text: "Round t shows the model after tree t (round 0: the base score). Keys: ← → step through the rounds. Drag to pan, " + (EMBEDDED ? "Ctrl + wheel" : "wheel") + " to zoom, Fit shows the whole open tree; Depth opens the tree to a level, + / − on a node folds its subtree; Data puts a chart of its rows in every node; A− / A+ size every text; ⋯ saves the tree as SVG or PNG. Drag the bar left of this panel to widen it. Made by teachgbt; works offline." }));
   };
 
   // ------------------------------------------------------------ start

@@ -30,7 +30,7 @@ def loss_curve(model, ax=None):
     tr = model.trace_
     name = model.loss_.metric_name
     rounds = np.arange(tr.n_rounds + 1)
-    train = [model.loss_.metric(y, tr.margin(int(k)), w) for k in rounds]
+    train = [model.loss_.metric(y, tr.margin(int(t)), w) for t in rounds]
     ax.plot(rounds, train, "o-" if len(rounds) <= 30 else "-", ms=4, label="training")
     for key, metrics in (getattr(model, "evals_result_", None) or {}).items():
         values = metrics.get(name)
@@ -48,9 +48,10 @@ def loss_curve(model, ax=None):
     return ax
 
 
-def _per_instance(ax, table, y, clf, classes, what):
-    """One line per instance (few) or median and 10–90 % bands per class (many)."""
-    k = np.arange(table.shape[1])
+def _per_instance(ax, table, y, clf, classes, what, first=0):
+    """One line per instance (few) or median and 10–90 % bands per class (many); column j
+    of ``table`` is epoch ``first + j``."""
+    t = np.arange(table.shape[1]) + first  # the epoch (round) of each column
     groups = [(1.0, POS), (0.0, NEG)] if clf else [(None, POS)]
     for val, color in groups:
         rows = np.ones(len(y), bool) if val is None else (y == val)
@@ -64,7 +65,7 @@ def _per_instance(ax, table, y, clf, classes, what):
         if len(y) <= MANY:
             for j, line in enumerate(block):
                 ax.plot(
-                    k,
+                    t,
                     line,
                     "o-",
                     ms=3,
@@ -83,7 +84,7 @@ def _per_instance(ax, table, y, clf, classes, what):
                     who = "row" + ("s " if len(ids) > 1 else " ") + ", ".join(map(str, ids))
                     ax.annotate(
                         who,
-                        (k[-1], v),
+                        (t[-1], v),
                         xytext=(4, 0),
                         textcoords="offset points",
                         va="center",
@@ -92,13 +93,13 @@ def _per_instance(ax, table, y, clf, classes, what):
                     )
         else:
             q10, q50, q90 = np.nanpercentile(block, [10, 50, 90], axis=0)
-            ax.fill_between(k, q10, q90, color=color, alpha=0.25, label=f"{lab}: 10–90 %")
-            ax.plot(k, q50, "-", color=color, lw=2, label=f"{lab}: median {what}")
+            ax.fill_between(t, q10, q90, color=color, alpha=0.25, label=f"{lab}: 10–90 %")
+            ax.plot(t, q50, "-", color=color, lw=2, label=f"{lab}: median {what}")
     ax.xaxis.set_major_locator(integer_ticks())
 
 
 def probabilities(model, ax=None, class_=None):
-    """Seed 004: every instance's probability after each epoch (ep_k_prob), coloured by label.
+    """Seed 004: every instance's probability after each epoch (ep_t_prob), coloured by label.
 
     With K ≥ 3 classes: ``class_=k`` shows p_k of every instance, those of class k against
     the others; ``class_="all"`` (the default) shows for each class the probability its own
@@ -114,14 +115,14 @@ def probabilities(model, ax=None, class_=None):
     if class_ is not None:
         raise ValueError("class_ is for classifiers of three or more classes")
     ep = model.trace_.epochs()
-    cols = [f"ep_{k}_prob" for k in range(model.trace_.n_rounds + 1)]
+    cols = [f"ep_{t}_prob" for t in range(model.trace_.n_rounds + 1)]
     table = ep[cols].to_numpy(dtype=np.float64)
     y, _ = train_y_w(model)
     ax = axes(ax)
     ax.axhline(0.5, color="grey", lw=0.8, ls="--", label="0.5")
     _per_instance(ax, table, y, True, model.classes_, "probability")
-    ax.set_xlabel("epoch k (trees added; 0 = base_score)")
-    ax.set_ylabel("ep_k_prob = σ(ep_k_pre)")
+    ax.set_xlabel("epoch t (trees added; 0 = base_score)")
+    ax.set_ylabel("ep_t_prob = σ(ep_t_pre)")
     ax.set_ylim(-0.03, 1.03)
     ax.set_title("Probability of each instance, epoch by epoch")
     ax.legend(fontsize="small")
@@ -133,7 +134,7 @@ def _class_probabilities(model, ax, class_):
     classes = model.classes_
     y, _ = train_y_w(model)
     rounds = range(tr.n_rounds + 1)
-    prob = np.stack([model.model_.link(tr.margin(k)) for k in rounds], axis=2)  # (n, K, k)
+    prob = np.stack([model.model_.link(tr.margin(t)) for t in rounds], axis=2)  # (n, K, t)
     ax = axes(ax)
     ax.axhline(1 / len(classes), color="grey", lw=0.8, ls="--", label=f"1/K = 1/{len(classes)}")
     if isinstance(class_, str) and class_ == "all":
@@ -147,9 +148,9 @@ def _class_probabilities(model, ax, class_):
         k = model.model_.check_class(class_)
         table = prob[:, k, :]
         _per_instance(ax, table, (y == k).astype(float), True, ["other", classes[k]], "p")
-        ax.set_ylabel(f"ep_k_prob = softmax(ep_k_pre)[{classes[k]}]")
+        ax.set_ylabel(f"ep_t_prob = softmax(ep_t_pre)[{classes[k]}]")
         ax.set_title(f"Probability of class {classes[k]}, epoch by epoch")
-    ax.set_xlabel("epoch k (rounds of trees added; 0 = base_score)")
+    ax.set_xlabel("epoch t (rounds of trees added; 0 = base_score)")
     ax.set_ylim(-0.03, 1.03)
     ax.xaxis.set_major_locator(integer_ticks())
     ax.legend(fontsize="small")
@@ -165,20 +166,21 @@ def _class_colours(n):
 
 def _bands(ax, block, color, label):
     """Median and 10–90 % band of rows' values across epochs; lines when there are few."""
-    k = np.arange(block.shape[1])
+    t = np.arange(block.shape[1])  # the epoch (round) of each column
     if len(block) <= MANY // 4:
         for j, line in enumerate(block):
             ax.plot(
-                k, line, "o-", ms=3, lw=1, color=color, alpha=0.7, label=label if not j else None
+                t, line, "o-", ms=3, lw=1, color=color, alpha=0.7, label=label if not j else None
             )
         return
     q10, q50, q90 = np.nanpercentile(block, [10, 50, 90], axis=0)
-    ax.fill_between(k, q10, q90, color=color, alpha=0.2)
-    ax.plot(k, q50, "o-" if len(k) <= 30 else "-", ms=3, color=color, lw=2, label=label)
+    ax.fill_between(t, q10, q90, color=color, alpha=0.2)
+    ax.plot(t, q50, "o-" if len(t) <= 30 else "-", ms=3, color=color, lw=2, label=label)
 
 
 def residuals(model, ax=None):
-    """Each instance's residual after each epoch: y − p (classifier) or y − prediction."""
+    """Seed 004's ``ep_k_residual`` of every instance, k = 1 … T: the residual tree k is
+    fitted to, y − p (classifier) or y − prediction of epoch k − 1, the table's own numbers."""
     check_fitted(model)
     if model.model_.n_outputs > 1:
         raise ValueError(
@@ -188,14 +190,14 @@ def residuals(model, ax=None):
     tr = model.trace_
     y, _ = train_y_w(model)
     clf = is_classifier(model)
-    table = np.column_stack(
-        [y - model.model_.link(tr.margin(k).astype(np.float64)) for k in range(tr.n_rounds + 1)]
-    )
+    ep = tr.epochs()
+    table = ep[[f"ep_{k}_residual" for k in range(1, tr.n_rounds + 1)]].to_numpy(np.float64)
     ax = axes(ax)
     ax.axhline(0.0, color="grey", lw=0.8)
-    _per_instance(ax, table, y, clf, getattr(model, "classes_", None), "residual")
-    ax.set_xlabel("epoch k (trees added; 0 = base_score)")
-    ax.set_ylabel("residual y − p" if clf else "residual y − prediction")
-    ax.set_title("Residuals shrink as trees are added")
+    _per_instance(ax, table, y, clf, getattr(model, "classes_", None), "residual", first=1)
+    ax.set_xlabel("epoch k: ep_k_residual is what tree k is fitted to (before it is added)")
+    before = "y − p of epoch k − 1" if clf else "y − prediction of epoch k − 1"
+    ax.set_ylabel(f"ep_k_residual = {before}")
+    ax.set_title("The residual each tree is fitted to (seed 004's ep_k_residual)")
     ax.legend(fontsize="small")
     return ax

@@ -40,20 +40,19 @@ def _as_model_input(model, x):
     return x.reshape(-1, 1)
 
 
-def _steps(model, x, k):
-    """Edges and values of the step function after k rounds (exact: one value per piece)."""
+def _steps(model, x, t):
+    """Edges and values of the step function after t rounds (exact: one value per piece)."""
     lo, hi = float(np.nanmin(x)), float(np.nanmax(x))
     pad = 0.05 * (hi - lo or 1.0)
+    fitted = model.model_  # after t rounds, t = 0 included: the probability of class 1
+    trees = [tree for r in range(1, t + 1) for tree in fitted.round_trees(r)]
     thr = np.unique(
-        np.concatenate(
-            [tree.threshold[tree.feature == 0] for tree in model.trees_[:k]] or [np.array([])]
-        )
+        np.concatenate([tree.threshold[tree.feature == 0] for tree in trees] or [np.array([])])
     )
     thr = thr[(thr > lo - pad) & (thr < hi + pad)]
     left = np.concatenate([[lo - pad], thr])
     Xg = _as_model_input(model, left)
-    fitted = model.model_  # after k rounds, k = 0 included: the probability of class 1
-    v = fitted.link(fitted.margins_after(fitted.check_X(Xg)[0], k))
+    v = fitted.link(fitted.margins_after(fitted.check_X(Xg)[0], t))
     return np.concatenate([left, [hi + pad]]), np.concatenate([v, [v[-1]]])
 
 
@@ -66,8 +65,8 @@ def _default_rounds(n):
 def staircase(model, X, y, rounds=None, ax=None):
     """Seed 000's picture: 1-D data and the fitted step function after selected rounds.
 
-    Each tree is a step function of x, so the model after k rounds is one
-    too; its steps are the thresholds of the first k trees. ``rounds``:
+    Each tree is a step function of x, so the model after t rounds is one
+    too; its steps are the thresholds of the first t trees. ``rounds``:
     which rounds to draw (0 = base_score alone; default a few up to the last).
     A classifier's step function is the probability of the positive class.
     """
@@ -77,11 +76,11 @@ def staircase(model, X, y, rounds=None, ax=None):
     if is_classifier(model):
         yv = (yv == model.classes_[1]).astype(float)
     yv = yv.astype(np.float64)
-    n = len(model.trees_)
+    n = model.model_.n_rounds
     rounds = _default_rounds(n) if rounds is None else [int(r) for r in np.atleast_1d(rounds)]
     bad = [r for r in rounds if not 0 <= r <= n]
     if bad:
-        raise ValueError(f"rounds must be from 0 to {n}; got {bad}")
+        raise ValueError(f"rounds must be from 0 to {n} (the model has {n} rounds); got {bad}")
     ax = axes(ax)
     ax.scatter(x, yv, s=18, color="black", alpha=0.6, zorder=3, label="data")
     colors = _shades(len(rounds))

@@ -40,6 +40,7 @@ import numpy as np
 from ... import explain
 from ...core import formulas
 from ...core.losses import sigmoid
+from ...explain import bracketed
 from ._core import (
     FLOOR,
     RELATIVE,
@@ -48,7 +49,6 @@ from ._core import (
     CheckResult,
     ChoiceResult,
     asked,
-    bracket,
     div,
     fmt,
     fmt_list,
@@ -238,13 +238,13 @@ def prediction(answer, trees, x, base_score=0.0, link=None, tol=None, reveal=Fal
     scores = [float(t.value[j]) for t, j in zip(trees, leaves)]
     unshrunk = base_score + sum(float(t.weight[j]) for t, j in zip(trees, leaves))
     margin = base_score + sum(scores)
-    each = " + ".join(bracket(v, 3) for v in scores)
+    each = " + ".join(bracketed(v, 3) for v in scores)
     lines = [("ŷ", "base_score + Σ_k f_k(x)")]
     for k, (t, j, v) in enumerate(zip(trees, leaves, scores), 1):
         step = (
             ""
             if t.weight[j] == v
-            else f"η·w* = {fmt(t.learning_rate)} × {bracket(t.weight[j], 3)} = "
+            else f"η·w* = {fmt(t.learning_rate)} × {bracketed(t.weight[j], 3)} = "
         )
         lines.append((f"f_{k}(x)", f"leaf {j} of tree {k}: {step}{fmt(v)}"))
     lines += [("ŷ", f"{fmt(base_score)} + {each}"), ("", fmt(margin))]
@@ -258,7 +258,7 @@ def prediction(answer, trees, x, base_score=0.0, link=None, tol=None, reveal=Fal
         ]
     else:
         exact, what = float(sigmoid(margin)), "p"
-        lines += [("p", f"σ(ŷ) = 1 / (1 + e^−{bracket(margin, 3)})"), ("", fmt(exact))]
+        lines += [("p", f"σ(ŷ) = 1 / (1 + e^−{bracketed(margin, 3)})"), ("", fmt(exact))]
         slips = [
             (margin, "that is the log-odds ŷ; the probability is σ(ŷ) = 1 / (1 + e^−ŷ)."),
             (float(sigmoid(unshrunk)), no_eta),
@@ -287,7 +287,7 @@ def gradient(answer, y, margin, loss="squared", order=1, tol=None, class_=None, 
     slides = "that is for the tutorials' (y − ŷ)² (g = 2(ŷ − y), h = 2); this is ½(y − ŷ)²."
     if loss == "squared":
         exact = m - y if order == 1 else 1.0
-        line = f"ŷ − y = {fmt(m)} − {bracket(y, 3)}" if order == 1 else "∂²/∂ŷ² ½(y − ŷ)² = 1"
+        line = f"ŷ − y = {fmt(m)} − {bracketed(y, 3)}" if order == 1 else "∂²/∂ŷ² ½(y − ŷ)² = 1"
         slips = (
             [(y - m, "y − ŷ is the residual, −g: g = ŷ − y."), (2 * (m - y), slides)]
             if order == 1
@@ -348,7 +348,7 @@ def margin_update(answer, margin, weight, learning_rate, tol=None, reveal=False)
         "one round of additive training, with shrinkage",
         [
             ("ŷ⁽ᵗ⁾", "ŷ⁽ᵗ⁻¹⁾ + η·w*"),
-            ("", f"{fmt(m)} + {fmt(eta)} × {bracket(w, 3)}"),
+            ("", f"{fmt(m)} + {fmt(eta)} × {bracketed(w, 3)}"),
             ("", fmt(exact)),
         ],
         exact,
@@ -410,11 +410,12 @@ def vote_error(answer, p, n_voters, tol=None, reveal=False):
 
 
 def contribution(
-    answer, model, x, feature, tree=1, method="shap", class_=None, tol=None, reveal=False
+    answer, model, x, feature, t=1, method="shap", class_=None, tol=None, reveal=False
 ):
     """Check one tree's contribution of ``feature`` to the margin of instance ``x``.
 
-    ``tree``: the round (1-based; ``class_`` picks the class's tree for K ≥ 3). ``method``
+    ``t``: the tree's round (1-based; with K ≥ 3 classes ``class_`` picks the class's tree
+    of the round, as in ``explain.leaf(model, t, node, class_=)``). ``method``
     "path" (Saabas): the changes of the expected value along x's path at the splits on
     ``feature``; "shap": the Shapley value over the sets S of the features the tree uses,
     v(S) = the tree's expected value when only S is known (cover-weighted at the others)."""
@@ -426,31 +427,30 @@ def contribution(
     names = C.feature_names(model)
     if feature not in names:
         raise ValueError(f"unknown feature {feature!r}; the model has {names}")
-    trees, _ = C.trees_of_class(model, class_)
-    if not 1 <= int(tree) <= len(trees):
-        raise ValueError(f"tree must be a round from 1 to {len(trees)}; got {tree!r}")
-    t, j = trees[int(tree) - 1], names.index(feature)
+    tree, j = model.model_.tree(t, class_), names.index(feature)
     v = check_instance(x, getattr(model, "feature_names_in_", None), model.n_features_in_)
-    path, _ = C.path_contributions(t, v.reshape(1, -1))
-    shap, bias = C.shapley_values(t, v)
+    path, _ = C.path_contributions(tree, v.reshape(1, -1))
+    shap, bias = C.shapley_values(tree, v)
     exact = float((path if method == "path" else shap.reshape(1, -1))[0, j])
     other = float((shap.reshape(1, -1) if method == "path" else path)[0, j])
-    used = sorted({int(f) for f in t.feature[~t.is_leaf]})
+    used = sorted({int(f) for f in tree.feature[~tree.is_leaf]})
     if method == "path":
-        mean, node, lines = C.expected_values(t), 0, []
-        while t.feature[node] >= 0:
-            left = t.goes_left(node, v)
-            child = int(t.left[node] if left else t.right[node])
-            if t.feature[node] == j:
+        mean, node, lines = C.expected_values(tree), 0, []
+        while tree.feature[node] >= 0:
+            left = tree.goes_left(node, v)
+            child = int(tree.left[node] if left else tree.right[node])
+            if tree.feature[node] == j:
                 lines.append(("", f"node {node} → {child}: {fmt(mean[child])} − {fmt(mean[node])}"))
             node = child
         head = [("φ", "Σ over the splits on the feature: E[child] − E[node] (E: cover-weighted)")]
         lines = head + (lines or [("", "the path never splits on it")]) + [("", fmt(exact))]
     else:
         known = [tuple(S) for r in range(len(used) + 1) for S in combinations(used, r)]
-        vs = {S: C.expected_value_given(t, v, set(S)) for S in known}
+        vs = {S: C.expected_value_given(tree, v, set(S)) for S in known}
         lines = [("φ", "Σ_S |S|!(M−|S|−1)!/M! · [v(S ∪ {j}) − v(S)], M = " + str(len(used)))]
-        if len(used) <= 3:  # small enough to write every set out
+        if j not in used:  # knowing it changes no v(S)
+            lines += [("", f"the tree never splits on {feature}: every v(S ∪ {{j}}) = v(S)")]
+        elif len(used) <= 3:  # small enough to write every set out
 
             def name(S):
                 return "v(" + ("{" + ", ".join(names[i] for i in S) + "}" if S else "∅") + ")"
@@ -466,9 +466,10 @@ def contribution(
                     nums.append(f"{wt}·({fmt(vs[Sj])} − {fmt(vs[S])})")
             lines += [(f"φ_{feature}", " + ".join(sets)), ("", " + ".join(nums))]
         lines += [("", fmt(exact))]
-    sol = worked(f"tree {tree}'s {method} contribution of {feature}", lines, exact)
-    q = f"work out tree {tree}'s {method} contribution of {feature} to this row's margin"
-    leaf_minus_bias = float(t.predict(v.reshape(1, -1))[0]) - bias
+    which = f"round {t}'s tree" + ("" if class_ is None else f" of class {class_}")
+    sol = worked(f"{which}: {method} contribution of {feature}", lines, exact)
+    q = f"work out the {method} contribution of {feature} to this row's margin by {which}"
+    leaf_minus_bias = float(tree.predict(v.reshape(1, -1))[0]) - bias
     slips = [
         (other, f'that is the {"SHAP" if method == "path" else "path (Saabas)"} value; '
          f'this asks for method="{method}".'),
@@ -504,7 +505,7 @@ def recovered(
         w, h, lam = float(weight), float(H), float(reg_lambda)
         exact = -w * (h + lam)
         lines = [("G", "−w*·(H + λ), from w* = −G/(H + λ)")]
-        lines += [("", f"−{bracket(w, 3)} × ({fmt(h)} + {fmt(lam)})")]
+        lines += [("", f"−{bracketed(w, 3)} × ({fmt(h)} + {fmt(lam)})")]
         slips = [(w * (h + lam), "the sign: w* = −G/(H+λ), so G = −w*(H+λ)."),
                  (-w * h, "λ is missing: G = −w*(H + λ)."),
                  (div(-w, h + lam), "solve w* = −G/(H+λ) for G: multiply by H + λ.")]  # fmt: skip

@@ -21,8 +21,7 @@ import numpy as np
 
 from ...core.format import format_number
 from ...core.losses import sigmoid
-from ...explain import Explanation, Line
-from ...explain import tex_text as _inside_text
+from ...explain import Explanation, line, tex_text
 
 STRICT_ENV = "TEACHGBT_CHECK_STRICT"
 # A named slip more than this (relative) from the exact value is a different answer
@@ -137,9 +136,7 @@ class CheckResult:
             return None  # Jupyter shows the text: the question or the hint, not the solution
         tex = self.solution._repr_latex_()
         # one \text row per line of the verdict, so that no row runs off a narrow page
-        head = "".join(
-            rf"&\text{{{_inside_text(v.strip())}}} \\" + "\n" for v in self.verdict().split("\n")
-        )
+        head = "".join("&" + tex_text(v.strip()) + " \\\\\n" for v in self.verdict().split("\n"))
         return tex.replace("\\begin{aligned}\n", "\\begin{aligned}\n" + head, 1)
 
 
@@ -285,28 +282,8 @@ def fmt_list(values):
     return "(" + ", ".join(fmt(v) for v in values) + ")"
 
 
-def bracket(x, p):
-    """A number as substituted into a formula: negative ones in brackets."""
-    s = format_number(x, p)
-    return f"({s})" if s.startswith("-") else s
-
-
 def div(a, b):
     return a / b if b else math.nan
-
-
-def tex_text(s):
-    return rf"\text{{{_inside_text(s)}}}"
-
-
-def line(lhs, rhs, lhs_tex=None, rhs_tex=None):
-    """One row of a worked solution; its LaTeX is the text unless given."""
-    return Line(
-        lhs,
-        rhs,
-        tex_text(lhs) if lhs_tex is None else lhs_tex,
-        tex_text(rhs) if rhs_tex is None else rhs_tex,
-    )
 
 
 def worked(title, lines, value, notes=()):

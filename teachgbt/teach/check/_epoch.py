@@ -11,18 +11,12 @@ import numpy as np
 from ... import explain
 from ...core.format import format_number, split_rule
 from ...core.losses import sigmoid
-from ...explain import Explanation
-from ._core import (
-    bracket,
-    div,
-    line,
-    result,
-    tex_text,
-)
+from ...explain import Explanation, bracketed, line, tex_text
+from ._core import div, result
 
 COLUMN = re.compile(r"^ep_(\d+)_(pre|prob|residual|leaf_index|leaf_output)$")
 VIDEO = "probabilities rounded to one decimal (the video's 0.7 for 2/3): keep them exact."
-AS_PROBABILITY = "that is a probability; ep_{k}_pre is the log-odds, log(p / (1 − p))."
+AS_PROBABILITY = "that is a probability; ep_{t}_pre is the log-odds, log(p / (1 − p))."
 AS_LOG_ODDS = "that is the log-odds; the probability is σ(log-odds) = 1 / (1 + e^−log-odds)."
 LOG10 = "that is log base 10; the log-odds use the natural log, ln."
 ETA_ON_LEAF = "η applied to the leaf: the leaf output is before the learning rate."
@@ -41,17 +35,18 @@ def epoch(answer, model, column, row, tol=None, precision=3, reveal=False):
         raise ValueError(f"row must be from 0 to {len(table) - 1}; got {row!r}")
     cell = _Cell(model, table, column, int(row), int(m.group(1)), precision)
     build = getattr(cell, m.group(2))
-    what, sol, slips, hint, t = build()
+    what, sol, slips, hint, cell_tol = build()
     q = f"work out {column} of row {row} in the epoch table (model.trace_.epochs())"
-    return result(what, answer, cell.exact, tol if t is None else t, sol, q, slips, hint, reveal)
+    tol = tol if cell_tol is None else cell_tol
+    return result(what, answer, cell.exact, tol, sol, q, slips, hint, reveal)
 
 
 class _Cell:
     """One cell of the table and what its solution needs."""
 
-    def __init__(self, model, table, column, row, k, p):
-        self.model, self.table, self.column, self.row, self.k, self.p = (
-            model, table, column, row, k, p
+    def __init__(self, model, table, column, row, t, p):
+        self.model, self.table, self.column, self.row, self.t, self.p = (
+            model, table, column, row, t, p
         )  # fmt: skip
         self.exact = float(table.at[row, column])
         self.clf = bool(model.loss_.is_classification)
@@ -62,23 +57,23 @@ class _Cell:
         return format_number(x, self.p)
 
     def n(self, x):
-        return bracket(x, self.p)
+        return bracketed(x, self.p)
 
-    def y(self, k):
-        return model_y(self.model, k)
+    def y(self, t):
+        return model_y(self.model, t)
 
     def explanation(self, lines, notes=()):
         return Explanation(self.title, lines, self.exact, list(notes), {self.column: self.exact})
 
     def pre(self):
-        if self.k == 0:
+        if self.t == 0:
             return self.start()
-        k, t, row = self.k, self.table, self.row
-        before = float(t.at[row, f"ep_{k - 1}_pre"])
-        out = float(t.at[row, f"ep_{k}_leaf_output"])
-        eta = self.model.trees_[k - 1].learning_rate
+        t, tab, row = self.t, self.table, self.row
+        before = float(tab.at[row, f"ep_{t - 1}_pre"])
+        out = float(tab.at[row, f"ep_{t}_leaf_output"])
+        eta = self.model.model_.tree(t).learning_rate
         lines = [
-            line(self.column, f"ep_{k - 1}_pre + η × ep_{k}_leaf_output"),
+            line(self.column, f"ep_{t - 1}_pre + η × ep_{t}_leaf_output"),
             line("", f"{self.n(before)} + {format_number(eta, 6)} × {self.n(out)}"),
             line("", self.r(self.exact)),
         ]
@@ -87,9 +82,9 @@ class _Cell:
             (before + out, "the learning rate is missing: add η × the leaf output."),
         ]
         if self.clf:
-            prob = float(t.at[row, f"ep_{k - 1}_prob"])
+            prob = float(tab.at[row, f"ep_{t - 1}_prob"])
             slips += [
-                (sigmoid(self.exact), AS_PROBABILITY.format(k=k)),
+                (sigmoid(self.exact), AS_PROBABILITY.format(t=t)),
                 (prob + eta * out, "the step adds to the previous log-odds, not the probability."),
             ]
         return self.column, self.explanation(lines), slips, "", None
@@ -122,7 +117,7 @@ class _Cell:
                 notes = [f"base_score is the share of rows with y = 1, {n1} of {len(y)}, so "
                          f"F₀ = log({n1}/{n0}) (seed 004)"]  # fmt: skip
         slips = [
-            (base, AS_PROBABILITY.format(k=0)),
+            (base, AS_PROBABILITY.format(t=0)),
             (math.log10(odds), LOG10),
             (odds, "that is the odds; F₀ is their logarithm, ln(odds)."),
             (sigmoid(base), "σ turns log-odds into a probability; F₀ goes back: log(p/(1 − p))."),
@@ -130,51 +125,51 @@ class _Cell:
         return "ep_0_pre", self.explanation(lines, notes), slips, "", None
 
     def prob(self):
-        k, pre = self.k, float(self.table.at[self.row, f"ep_{self.k}_pre"])
+        t, pre = self.t, float(self.table.at[self.row, f"ep_{self.t}_pre"])
         lines = [
-            line(self.column, f"σ(ep_{k}_pre) = 1 / (1 + e^−{self.n(pre)})", tex_text(self.column),
-                 rf"\sigma({tex_text(f'ep_{k}_pre')}) = \frac{{1}}{{1 + e^{{-{self.n(pre)}}}}}"),
+            line(self.column, f"σ(ep_{t}_pre) = 1 / (1 + e^−{self.n(pre)})", tex_text(self.column),
+                 rf"\sigma({tex_text(f'ep_{t}_pre')}) = \frac{{1}}{{1 + e^{{-{self.n(pre)}}}}}"),
             line("", self.r(self.exact)),
         ]  # fmt: skip
         slips = [(pre, AS_LOG_ODDS), (round(self.exact, 1), VIDEO)]
-        if k >= 1:
-            before = float(self.table.at[self.row, f"ep_{k - 1}_pre"])
-            out = float(self.table.at[self.row, f"ep_{k}_leaf_output"])
-            eta = self.model.trees_[k - 1].learning_rate
+        if t >= 1:
+            before = float(self.table.at[self.row, f"ep_{t - 1}_pre"])
+            out = float(self.table.at[self.row, f"ep_{t}_leaf_output"])
+            eta = self.model.model_.tree(t).learning_rate
             slips += [
                 (sigmoid(before + out), "the learning rate is missing: σ(F + η × leaf output)."),
                 (sigmoid(before + eta * eta * out), "the learning rate applied twice."),
                 (1 / (1 + 10.0 ** (-pre)), "σ uses e, not 10: 1 / (1 + e^−F)."),
             ]
-        if k >= 2:
+        if t >= 2:
             slips += self.stale(before, eta)
         return self.column, self.explanation(lines), slips, "", None
 
     def stale(self, before, eta):
-        """Epoch k's slips of a learner who reuses epoch k − 2's numbers: the leaf worked
+        """Epoch t's slips of a learner who reuses epoch t − 2's numbers: the leaf worked
         with the old probabilities, or the step added to F₀."""
-        k, t = self.k, self.table
-        out = float(t.at[self.row, f"ep_{k}_leaf_output"])
-        f0 = float(t.at[self.row, "ep_0_pre"])
-        prev = f"F{k - 1}".translate(SUBSCRIPT)
-        slips = [(sigmoid(f0 + eta * out), f"started from F₀: epoch {k} adds η × its leaf "
-                  f"output to ep_{k - 1}_pre ({prev}), not to F₀.")]  # fmt: skip
+        t, tab = self.t, self.table
+        out = float(tab.at[self.row, f"ep_{t}_leaf_output"])
+        f0 = float(tab.at[self.row, "ep_0_pre"])
+        prev = f"F{t - 1}".translate(SUBSCRIPT)
+        slips = [(sigmoid(f0 + eta * out), f"started from F₀: epoch {t} adds η × its leaf "
+                  f"output to ep_{t - 1}_pre ({prev}), not to F₀.")]  # fmt: skip
         if self.clf:
-            rows = (t[f"ep_{k}_leaf_index"] == t.at[self.row, f"ep_{k}_leaf_index"]).to_numpy()
-            y = self.y(k)[rows]
-            old = t[f"ep_{k - 2}_prob"].to_numpy()[rows]
+            rows = (tab[f"ep_{t}_leaf_index"] == tab.at[self.row, f"ep_{t}_leaf_index"]).to_numpy()
+            y = self.y(t)[rows]
+            old = tab[f"ep_{t - 2}_prob"].to_numpy()[rows]
             lam = 0.0 if self.gbdt else self.model.params_.reg_lambda
             w_old = div(np.sum(y - old), np.sum(old * (1 - old)) + lam)
             slips.append((sigmoid(before + eta * w_old), f"the probabilities of an earlier epoch: "
-                          f"epoch {k}'s residuals and p(1 − p) use ep_{k - 1}_prob, the "
-                          f"probabilities after epoch {k - 1}, not ep_{k - 2}_prob."))  # fmt: skip
+                          f"epoch {t}'s residuals and p(1 − p) use ep_{t - 1}_prob, the "
+                          f"probabilities after epoch {t - 1}, not ep_{t - 2}_prob."))  # fmt: skip
         return slips
 
     def residual(self):
-        k, t, row = self.k, self.table, self.row
-        y = float(self.y(k)[row])
-        prev = f"ep_{k - 1}_prob" if self.clf else f"ep_{k - 1}_pre"
-        pv = float(t.at[row, prev])
+        t, tab, row = self.t, self.table, self.row
+        y = float(self.y(t)[row])
+        prev = f"ep_{t - 1}_prob" if self.clf else f"ep_{t - 1}_pre"
+        pv = float(tab.at[row, prev])
         lines = [
             line(self.column, f"y − {prev} = {self.r(y)} − {self.n(pv)}", tex_text(self.column),
                  rf"y - {tex_text(prev)} = {self.r(y)} - {self.n(pv)}"),
@@ -187,7 +182,7 @@ class _Cell:
         ]
         slips = [(pv - y, "the sign: the residual is y − prediction, not prediction − y.")]
         if self.clf:
-            pre = float(t.at[row, f"ep_{k - 1}_pre"])
+            pre = float(tab.at[row, f"ep_{t - 1}_pre"])
             slips += [
                 (y - round(pv, 1), VIDEO),
                 (y - pre, "the residual uses the probability p = σ(F), not the log-odds F."),
@@ -196,22 +191,23 @@ class _Cell:
 
     def leaf_index(self):
         leaf_id = int(self.exact)
+        tree = self.model.model_.tree(self.t)
         ex = Explanation(self.title, [line(self.column, str(leaf_id))], float(leaf_id), [], {},
-                         intro=[route(self.model.trees_[self.k - 1], leaf_id, self.k)])  # fmt: skip
-        hint = f"follow the row from the root of tree {self.k}, one rule at a time."
+                         intro=[route(tree, leaf_id, self.t)])  # fmt: skip
+        hint = f"follow the row from the root of tree {self.t}, one rule at a time."
         return "leaf", ex, [], hint, 0.0
 
     def leaf_output(self):
-        k, t = self.k, self.table
-        tree = self.model.trees_[k - 1]
-        leaf_id = int(t.at[self.row, f"ep_{k}_leaf_index"])
-        rows = (t[f"ep_{k}_leaf_index"] == leaf_id).to_numpy()
-        res = t[f"ep_{k}_residual"].to_numpy()[rows]
+        t, tab = self.t, self.table
+        tree = self.model.model_.tree(t)
+        leaf_id = int(tab.at[self.row, f"ep_{t}_leaf_index"])
+        rows = (tab[f"ep_{t}_leaf_index"] == leaf_id).to_numpy()
+        res = tab[f"ep_{t}_residual"].to_numpy()[rows]
         eta = tree.learning_rate
-        lead = f"{self.column}, row {self.row}: the row reaches leaf {leaf_id} of tree {k}. "
+        lead = f"{self.column}, row {self.row}: the row reaches leaf {leaf_id} of tree {t}. "
         slips = [(eta * self.exact, ETA_ON_LEAF)]
         if self.clf:
-            sol = explain.leaf(self.model, k, leaf_id)
+            sol = explain.leaf(self.model, t, leaf_id)
             sol.title = lead + sol.title
             prm = self.model.params_
             slips += [
@@ -221,15 +217,15 @@ class _Cell:
                 (res.mean(), "that is the mean residual, a regressor's leaf; a classifier's "
                  "leaf divides Σ residual by Σ p(1 − p)."),
             ]  # fmt: skip
-            if k == 1:  # the video's slip: p0 = 2/3 rounded to 0.7 before the leaf formula
-                y = self.y(k)[rows]
-                p1 = t[f"ep_{k - 1}_prob"].to_numpy()[rows].round(1)
+            if t == 1:  # the video's slip: p0 = 2/3 rounded to 0.7 before the leaf formula
+                y = self.y(t)[rows]
+                p1 = tab[f"ep_{t - 1}_prob"].to_numpy()[rows].round(1)
                 lam = 0.0 if self.gbdt else prm.reg_lambda
                 slips.append((div(np.sum(y - p1), np.sum(p1 * (1 - p1)) + lam), VIDEO))
         elif self.gbdt:  # a squared-error leaf is the mean of its rows' residuals
             each = " + ".join(self.n(v) for v in res)
             sol = Explanation(
-                lead + f"tree {k}, leaf {leaf_id}: n = {res.size} rows",
+                lead + f"tree {t}, leaf {leaf_id}: n = {res.size} rows",
                 [line("leaf output", "mean residual = Σ residual / n"),
                  line("", f"({each}) / {res.size}"), line("", self.r(self.exact))],
                 self.exact, ["the squared error's best constant for the leaf's rows is their mean"],
@@ -240,21 +236,21 @@ class _Cell:
                 (-self.exact, "the sign: the residuals are y − F, observed minus predicted."),
             ]
         else:
-            sol = explain.leaf(self.model, k, leaf_id)
+            sol = explain.leaf(self.model, t, leaf_id)
             sol.title = lead + sol.title
         return self.column, sol, slips, "", None
 
 
-def model_y(model, k):
-    return model.trace_.instances(k)["y"].to_numpy().astype(float)
+def model_y(model, t):
+    return model.trace_.instances(t)["y"].to_numpy().astype(float)
 
 
-def route(tree, leaf_id, k):
-    """The rules answered on the way from the root of tree k to ``leaf_id``."""
+def route(tree, leaf_id, t):
+    """The rules answered on the way from the root of tree t to ``leaf_id``."""
     steps, i = [], int(leaf_id)
     while tree.parent[i] >= 0:
         a = int(tree.parent[i])
         steps.append(f"{split_rule(tree, a)}? {'yes' if int(tree.left[a]) == i else 'no'}")
         i = a
     route_ = "; ".join(reversed(steps)) or "(a single leaf)"
-    return f"tree {k}: {route_} → leaf {leaf_id}"
+    return f"tree {t}: {route_} → leaf {leaf_id}"

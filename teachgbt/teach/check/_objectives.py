@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.losses import get_loss, xgboost_quantile
-from ._core import bracket, div, fmt, fmt_list, result, worked
+from ...explain import bracketed
+from ._core import div, fmt, fmt_list, result, worked
 
 __all__ = ["objective_gradient", "refreshed_leaf", "clipped_leaf"]
 
@@ -74,7 +75,7 @@ def objective_gradient(answer, objective, y, margin, order=1, tol=None, reveal=F
     a = getattr(loss, "quantile_alpha", 0.5)
     quantile = f"1 − {fmt(a)} (ŷ ≥ y)" if m >= y else f"−{fmt(a)} (ŷ < y)"
     mds = getattr(loss, "max_delta_step", 0.0)
-    filled = filled.format(m=bracket(m, 3), y=bracket(y, 3), quantile=quantile, mds=fmt(mds))
+    filled = filled.format(m=bracketed(m, 3), y=bracketed(y, 3), quantile=quantile, mds=fmt(mds))
     sol = worked(f"{what} of {objective}", [(what, formula), ("", filled), ("", fmt(exact))], exact)
     q = f"work out {what} of {objective} for y = {fmt(y)} at the margin ŷ = {fmt(m)}"
     q += "".join(f", {k} = {fmt(v)}" for k, v in params.items())
@@ -97,7 +98,7 @@ def refreshed_leaf(answer, residuals, learning_rate, quantile_alpha=0.5, tol=Non
     sol = worked(
         "A refreshed leaf",
         [("q", f"the {fmt(a)}-quantile of {fmt_list(np.sort(r))} = {fmt(q)}"),
-         ("η·q", f"{fmt(eta)} × {bracket(q, 3)} = {fmt(exact)}")],
+         ("η·q", f"{fmt(eta)} × {bracketed(q, 3)} = {fmt(exact)}")],
         exact,
     )  # fmt: skip
     question = (
@@ -121,9 +122,9 @@ def clipped_leaf(answer, G, H, reg_lambda, max_delta_step, learning_rate, tol=No
     ]
     sol = worked(
         "A capped leaf",
-        [("w*", f"−G/(H+λ) = −{bracket(G, 3)} / ({fmt(H)} + {fmt(lam)}) = {fmt(w)}"),
+        [("w*", f"−G/(H+λ) = −{bracketed(G, 3)} / ({fmt(H)} + {fmt(lam)}) = {fmt(w)}"),
          ("", f"capped at ±{fmt(mds)}: {fmt(capped)}"),
-         ("η·w*", f"{fmt(eta)} × {bracket(capped, 3)} = {fmt(exact)}")],
+         ("η·w*", f"{fmt(eta)} × {bracketed(capped, 3)} = {fmt(exact)}")],
         exact,
     )  # fmt: skip
     question = (

@@ -23,10 +23,10 @@ def table(X, y, name="y"):
     return shown.to_string()
 
 
-def rows_with(epochs, k, row):
-    """The rows tree k puts in the same leaf as ``row``."""
-    leaf = epochs.at[row, f"ep_{k}_leaf_index"]
-    return [int(i) for i in epochs.index[epochs[f"ep_{k}_leaf_index"] == leaf]]
+def rows_with(epochs, t, row):
+    """The rows round t's tree puts in the same leaf as ``row``."""
+    leaf = epochs.at[row, f"ep_{t}_leaf_index"]
+    return [int(i) for i in epochs.index[epochs[f"ep_{t}_leaf_index"] == leaf]]
 
 
 def said(rows):

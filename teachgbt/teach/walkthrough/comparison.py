@@ -264,7 +264,7 @@ def compare_models(gbdt, X, y, name, classifier, params):
     gt, xt = gbdt.trace_, xgb.trace_
     gep, xep = gt.epochs(), xt.epochs()
     for t in range(1, gt.n_rounds + 1):
-        a, b = gbdt.trees_[t - 1], xgb.trees_[t - 1]
+        a, b = gbdt.model_.tree(t), xgb.model_.tree(t)
         h = np.asarray(xt.instances(t)["h"])
         same = _same_structure(a, b)
         close = np.allclose(

@@ -67,8 +67,8 @@ def _pictures(w):
     for e in w.rounds:
         for ext in ("svg", "png"):
             diagram = lambda e=e: e.tree.draw(proba=w.classifier)  # noqa: E731
-            out.append((f"tree_{e.k}.{ext}", rendered(diagram, ext), True))
-    model = lambda: draw.draw_model(w.model, rounds=[e.k for e in w.rounds])  # noqa: E731
+            out.append((f"tree_{e.t}.{ext}", rendered(diagram, ext), True))
+    model = lambda: draw.draw_model(w.model, rounds=[e.t for e in w.rounds])  # noqa: E731
     out.append(("model.png", rendered(model, "png"), True))
     shows = [("residuals", plot.residuals)]
     if w.classifier:

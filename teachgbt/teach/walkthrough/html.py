@@ -9,8 +9,10 @@ notebook. The plain text (``str(w)``) stays folded away at the end.
 from __future__ import annotations
 
 import html
+import re
 
 from ...core.format import format_threshold
+from ...show import draw
 from .text import (
     fmt,
     growth_text,
@@ -23,7 +25,7 @@ __all__ = ["walkthrough_html", "walkthrough_page", "STYLE"]
 # scoped to .tg-walk so that a notebook's other output keeps its own look
 STYLE = """
 .tg-walk { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; font-size: 14px;
-  line-height: 1.45; color: #1f2328; max-width: 1100px; }
+  line-height: 1.45; color: #1f2328; max-width: 1100px; overflow-wrap: anywhere; }
 .tg-walk h2 { font-size: 1.35em; margin: 0.2em 0 0.1em; }
 .tg-walk h3 { font-size: 1.15em; margin: 1.2em 0 0.3em; padding: 0.25em 0.5em;
   background: #eef3fb; border-left: 4px solid #3b6fb6; }
@@ -33,8 +35,10 @@ STYLE = """
 .tg-walk .tg-formula { font-family: ui-monospace, Menlo, Consolas, monospace; background: #f6f8fa;
   padding: 0.15em 0.4em; border-radius: 3px; }
 .tg-walk table.tg-table { border-collapse: collapse; margin: 0.3em 0 0.6em; font-size: 13px; }
-.tg-walk table.tg-table th, .tg-walk table.tg-table td { padding: 0.2em 0.6em;
+.tg-walk table.tg-table th, .tg-walk table.tg-table td { padding: 0.2em 0.45em;
   border-bottom: 1px solid #d8dee4; text-align: right; white-space: nowrap; }
+.tg-walk table.tg-table thead th { white-space: normal; vertical-align: bottom;
+  overflow-wrap: normal; }
 .tg-walk table.tg-table thead th { background: #f6f8fa; border-bottom: 2px solid #afb8c1; }
 .tg-walk table.tg-table tbody tr:nth-child(even) { background: #fafbfc; }
 .tg-walk table.tg-table tbody th { color: #57606a; font-weight: normal; }
@@ -42,8 +46,10 @@ STYLE = """
   background: #fff4d6; font-weight: 600; }
 .tg-walk table.tg-leaves thead th:last-child { text-align: left; }
 .tg-walk table.tg-leaves td:last-child { text-align: left; font-family: ui-monospace, Menlo,
-  Consolas, monospace; font-size: 12px; }
+  Consolas, monospace; font-size: 12px; white-space: normal; min-width: 16em; }
 .tg-walk .tg-tree img { max-width: 100%; height: auto; }
+.tg-walk ul.tg-legend { margin: 0.2em 0 0.6em; padding-left: 1.2em; color: #57606a;
+  font-size: 13px; }
 .tg-walk .tg-note { color: #57606a; font-size: 0.92em; }
 .tg-walk details pre { font-size: 12px; background: #f6f8fa; padding: 0.6em; overflow-x: auto; }
 """
@@ -60,7 +66,13 @@ def _table(df, cls=""):
         na_rep="",
         max_rows=60,
     )
-    return out.replace(' style="text-align: right;"', "")
+    out = out.replace(' style="text-align: right;"', "")
+    # a long column name (ep_2_leaf_output) may break after "_": the table fits the page
+    return re.sub(r"(<th[^>]*>)([^<]*)(</th>)", _breakable, out)
+
+
+def _breakable(m):
+    return m.group(1) + m.group(2).replace("_", "_<wbr>") + m.group(3)
 
 
 def _p(text, cls=""):
@@ -73,15 +85,21 @@ def _formula(text):
 
 
 def _svg(tree, proba):
-    """Tree ``tree`` as an ``<img>`` of its SVG, or a note when it cannot be drawn. An image
-    rather than inline ``<svg>``: a notebook opened untrusted strips inline SVG from HTML
-    and shows its text as junk, but keeps images."""
+    """Tree ``tree`` as an ``<img>`` of its SVG, or a note when it cannot be drawn, and its
+    legend as text under it. An image rather than inline ``<svg>``: a notebook opened
+    untrusted strips inline SVG from HTML and shows its text as junk, but keeps images.
+    The legend is the page's own text (at least 12 px), not part of the picture, which the
+    page may shrink to its width."""
     try:
-        uri = tree.draw(proba=proba).data_uri("svg")
+        uri = tree.draw(proba=proba, legend=False).data_uri("svg")
     except Exception as err:  # a picture must never stop the tables from showing
         return _p(f"(the tree could not be drawn here: {err})", "tg-note")
     alt = html.escape(f"tree {tree.round if getattr(tree, 'round', None) else ''}".strip())
-    return f'<div class="tg-tree"><img src="{uri}" alt="{alt}"></div>'
+    legend = draw.legend_lines(tree, draw.LabelOptions.make(proba=proba))
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in legend)
+    return f'<div class="tg-tree"><img src="{uri}" alt="{alt}"></div>' + (
+        f'<ul class="tg-legend">{items}</ul>' if items else ""
+    )
 
 
 def walkthrough_html(w):
@@ -167,11 +185,11 @@ def _start_html(w):
 
 def _epoch_html(w, e):
     """One epoch: (A) residuals, (B) the tree, (C) leaf outputs, (D) the update."""
-    k, clf = e.k, w.classifier
-    prev = f"F{k - 1}"
+    t, clf = e.t, w.classifier
+    prev = f"F{t - 1}"
     lam = w.model.params_.reg_lambda
     nu = fmt(w.model.params_.learning_rate)
-    out = [f'<section class="tg-epoch" id="tg-epoch-{k}"><h3>Epoch {k}</h3>']
+    out = [f'<section class="tg-epoch" id="tg-epoch-{t}"><h3>Epoch {t}</h3>']
     if clf:
         out += [
             "<h4>(A) Residuals: observed − predicted probability</h4>",
@@ -181,17 +199,17 @@ def _epoch_html(w, e):
                 "the log(odds): dL/dF = p − y."
             ),
         ]
-        cols = [w.target, f"ep_{k - 1}_prob", f"ep_{k}_residual"]
+        cols = [w.target, f"ep_{t - 1}_prob", f"ep_{t}_residual"]
     else:
         out += [
             "<h4>(A) Residuals: observed − predicted</h4>",
             _formula(f"residual = y − {prev}(x)"),
             _p("The residual is minus the derivative of the squared error ½(y − F)² in F."),
         ]
-        cols = [w.target, f"ep_{k - 1}_pre", f"ep_{k}_residual"]
+        cols = [w.target, f"ep_{t - 1}_pre", f"ep_{t}_residual"]
     out.append(_table(e.residuals[cols], "tg-new"))
     out += [
-        f"<h4>(B) A regression tree f{k}(x) fitted to ep_{k}_residual</h4>",
+        f"<h4>(B) A regression tree f{t}(x) fitted to ep_{t}_residual</h4>",
         _p(
             "Squared error of the residuals decides the splits; the legend under the tree "
             "says what each number in it is."
@@ -216,9 +234,9 @@ def _epoch_html(w, e):
         ]
     leaves = e.leaves.drop(columns=["formula"]).assign(formula=e.leaves["formula"])
     out.append(_table(leaves.set_index("leaf"), "tg-leaves"))
-    update = f"F{k}(x) = {prev}(x) + η · f{k}(x),  η = {nu}"
+    update = f"F{t}(x) = {prev}(x) + η · f{t}(x),  η = {nu}"
     if clf:
-        update += f";  p = sigmoid(F{k})"
+        update += f";  p = sigmoid(F{t})"
     out += [
         "<h4>(D) Update the model</h4>",
         _formula(update),
@@ -226,10 +244,10 @@ def _epoch_html(w, e):
     ]
     r0, label = e.update.iloc[0], e.update.index[0]
     example = (
-        f"e.g. row {label}: {fmt(r0[f'ep_{k - 1}_pre'])} + {nu} × "
-        f"{fmt(r0[f'ep_{k}_leaf_output'])} = {fmt(r0[f'ep_{k}_pre'])}"
+        f"e.g. row {label}: {fmt(r0[f'ep_{t - 1}_pre'])} + {nu} × "
+        f"{fmt(r0[f'ep_{t}_leaf_output'])} = {fmt(r0[f'ep_{t}_pre'])}"
     )
     if clf:
-        example += f", p = sigmoid({fmt(r0[f'ep_{k}_pre'])}) = {fmt(r0[f'ep_{k}_prob'])}"
+        example += f", p = sigmoid({fmt(r0[f'ep_{t}_pre'])}) = {fmt(r0[f'ep_{t}_prob'])}"
     out += [_p(example, "tg-note"), "</section>"]
     return out

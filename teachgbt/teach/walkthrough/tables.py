@@ -23,12 +23,12 @@ ROWS_LISTED, ROWS_SHOWN = 12, 10
 class Epoch:
     """One boosting round of the walkthrough, the tutorial's steps (A) to (D)."""
 
-    k: int
+    t: int  # the round (epoch), 1-based
     residuals: pd.DataFrame  # (A) features, target, previous prediction, residual
     tree: object  # (B) the fitted teachgbt Tree
-    nodes: pd.DataFrame  # (B) trace_.nodes(k)
+    nodes: pd.DataFrame  # (B) trace_.nodes(t)
     leaves: pd.DataFrame  # (C) one row per leaf: its rows, sums, output and formula
-    update: pd.DataFrame  # (D) F_{k-1}, leaf output, F_k (and probabilities)
+    update: pd.DataFrame  # (D) F_{t-1}, leaf output, F_t (and probabilities)
 
 
 @dataclass
@@ -50,10 +50,10 @@ class Walkthrough:
         """Every table by name (the CSV file names of ``save``)."""
         out = {"data": self.data, "start": self.start}
         for e in self.rounds:
-            out[f"epoch_{e.k}_residuals"] = e.residuals
-            out[f"epoch_{e.k}_nodes"] = e.nodes
-            out[f"epoch_{e.k}_leaves"] = e.leaves
-            out[f"epoch_{e.k}_update"] = e.update
+            out[f"epoch_{e.t}_residuals"] = e.residuals
+            out[f"epoch_{e.t}_nodes"] = e.nodes
+            out[f"epoch_{e.t}_leaves"] = e.leaves
+            out[f"epoch_{e.t}_update"] = e.update
         out["epochs"] = self.epochs
         if self.comparison is not None:
             out.update(self.comparison.tables())
@@ -135,20 +135,20 @@ def build(model, X, y, name, classifier):
         start=_start_table(model, y, classifier),
         epochs=pd.concat([y, ep], axis=1),
     )
-    for k in range(1, tr.n_rounds + 1):
-        w.rounds.append(_epoch(model, k, ep, X, y, classifier))
+    for t in range(1, tr.n_rounds + 1):
+        w.rounds.append(_epoch(model, t, ep, X, y, classifier))
     return w
 
 
-def _epoch(model, k, ep, X, y, classifier):
-    """Round k's tables: (A) residuals, (B) the tree's nodes, (C) leaves, (D) the update."""
-    tree = model.trees_[k - 1]
+def _epoch(model, t, ep, X, y, classifier):
+    """Round t's tables: (A) residuals, (B) the tree's nodes, (C) leaves, (D) the update."""
+    tree = model.model_.tree(t)
     lam = model.params_.reg_lambda
-    prev = [f"ep_{k - 1}_pre", f"ep_{k - 1}_prob"] if classifier else [f"ep_{k - 1}_pre"]
-    residual = ep[f"ep_{k}_residual"]
+    prev = [f"ep_{t - 1}_pre", f"ep_{t - 1}_prob"] if classifier else [f"ep_{t - 1}_pre"]
+    residual = ep[f"ep_{t}_residual"]
     residuals = pd.concat([X, y, ep[prev], residual], axis=1)
-    leaf_index = ep[f"ep_{k}_leaf_index"].to_numpy()
-    prob_prev = ep[f"ep_{k - 1}_prob"].to_numpy() if classifier else None
+    leaf_index = ep[f"ep_{t}_leaf_index"].to_numpy()
+    prob_prev = ep[f"ep_{t - 1}_prob"].to_numpy() if classifier else None
     leaf_rows = []
     for leaf in tree.leaves:
         mask = leaf_index == leaf
@@ -172,15 +172,15 @@ def _epoch(model, k, ep, X, y, classifier):
                 "formula": _leaf_formula(r, terms, num, den, lam, output, classifier),
             }
         )
-    update = [y, ep[f"ep_{k - 1}_pre"]]
-    update.append(ep[[f"ep_{k}_leaf_index", f"ep_{k}_leaf_output", f"ep_{k}_pre"]])
+    update = [y, ep[f"ep_{t - 1}_pre"]]
+    update.append(ep[[f"ep_{t}_leaf_index", f"ep_{t}_leaf_output", f"ep_{t}_pre"]])
     if classifier:
-        update.append(ep[f"ep_{k}_prob"])
+        update.append(ep[f"ep_{t}_prob"])
     return Epoch(
-        k,
+        t,
         residuals,
         tree,
-        model.trace_.nodes(k),
+        model.trace_.nodes(t),
         pd.DataFrame(leaf_rows),
         pd.concat(update, axis=1),
     )

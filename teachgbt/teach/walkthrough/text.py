@@ -190,12 +190,12 @@ def start_text(w):
 
 def _epoch_text(w, e):
     """One epoch's steps (A) to (D) with its tables."""
-    k = e.k
+    t = e.t
     clf = w.classifier
-    prev = f"F{k - 1}"
+    prev = f"F{t - 1}"
     lam = w.model.params_.reg_lambda
     nu = fmt(w.model.params_.learning_rate)
-    out = [f"Epoch {k}"]
+    out = [f"Epoch {t}"]
     if clf:
         out += [
             f"  (A) residual = observed - predicted probability = y - sigmoid({prev}(x))",
@@ -205,7 +205,7 @@ def _epoch_text(w, e):
                 indent="      ",
             ),
         ]
-        cols = [w.target, f"ep_{k - 1}_prob", f"ep_{k}_residual"]
+        cols = [w.target, f"ep_{t - 1}_prob", f"ep_{t}_residual"]
     else:
         out += [
             f"  (A) residual = observed - predicted = y - {prev}(x)",
@@ -215,11 +215,11 @@ def _epoch_text(w, e):
                 indent="      ",
             ),
         ]
-        cols = [w.target, f"ep_{k - 1}_pre", f"ep_{k}_residual"]
+        cols = [w.target, f"ep_{t - 1}_pre", f"ep_{t}_residual"]
     out.append(table_text(e.residuals[cols], indent="      "))
     out += [
         "",
-        f"  (B) a regression tree f{k}(x) fitted to ep_{k}_residual by squared error",
+        f"  (B) a regression tree f{t}(x) fitted to ep_{t}_residual by squared error",
         wrap(
             "gain: half the drop in the sum of squared residuals a split makes (the number "
             "the tree diagrams show; XGBoost's loss_chg is the whole drop).",
@@ -248,18 +248,18 @@ def _epoch_text(w, e):
         out.append(f"      leaf {int(row['leaf'])} (rows {row['rows']}): {row['formula']}")
     out += [
         "",
-        f"  (D) F{k}(x) = {prev}(x) + η * f{k}(x), η = {nu}"
-        + (f";  p = sigmoid(F{k})" if clf else ""),
+        f"  (D) F{t}(x) = {prev}(x) + η * f{t}(x), η = {nu}"
+        + (f";  p = sigmoid(F{t})" if clf else ""),
         table_text(e.update, indent="      "),
     ]
     r0 = e.update.iloc[0]
     label = e.update.index[0]
     example = (
-        f"      e.g. row {label}: {fmt(r0[f'ep_{k - 1}_pre'])} + "
-        f"{nu} x {fmt(r0[f'ep_{k}_leaf_output'])}"
-        f" = {fmt(r0[f'ep_{k}_pre'])}"
+        f"      e.g. row {label}: {fmt(r0[f'ep_{t - 1}_pre'])} + "
+        f"{nu} x {fmt(r0[f'ep_{t}_leaf_output'])}"
+        f" = {fmt(r0[f'ep_{t}_pre'])}"
     )
     if clf:
-        example += f", p = sigmoid({fmt(r0[f'ep_{k}_pre'])}) = {fmt(r0[f'ep_{k}_prob'])}"
+        example += f", p = sigmoid({fmt(r0[f'ep_{t}_pre'])}) = {fmt(r0[f'ep_{t}_prob'])}"
     out.append(example)
     return out
