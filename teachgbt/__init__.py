@@ -11,15 +11,39 @@ clf.model_                   # the fitted tg.Model every view asks (margins, tre
 tg.train({"max_depth": 2}, X32, y)   # the engine directly: plain parameters -> tg.Model
 """
 
-from . import explain, reference
-from .core import Model, Tree, formulas, losses
-from .engine import gbdt
-from .engine.trace import Trace
-from .engine.training import TrainParams, train
-from .estimators import BoostingClassifier, BoostingRegressor
-from .io import from_lightgbm, from_sklearn, from_xgboost, load
-from .show import display, draw, explore, plot
-from .teach import check, datasets, exercises, walkthrough
+import os as _os
+import signal as _signal
+import sys as _sys
+
+
+def _as_a_command():
+    """Whether this process is the ``teachgbt`` command (``teachgbt ...`` or ``python -m
+    teachgbt ...``), not a program that imports the package."""
+    argv = list(getattr(_sys, "orig_argv", _sys.argv))
+    if "-m" in argv:
+        return argv[argv.index("-m") + 1 : argv.index("-m") + 2] == ["teachgbt"]
+    return bool(_sys.argv) and _os.path.basename(_sys.argv[0]).split(".")[0] == "teachgbt"
+
+
+def _interrupted_while_starting(signum, frame):
+    _os.write(2, b"interrupted\n")  # nothing is written yet: there is nothing to undo
+    _os._exit(130)
+
+
+# The command: Ctrl-C while Python imports the package is one line and exit 130, not a
+# traceback through the import machinery; the command's own handler takes over once it runs
+if _as_a_command() and _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
+    _signal.signal(_signal.SIGINT, _interrupted_while_starting)
+
+from . import explain, reference  # noqa: E402
+from .core import Model, Tree, formulas, losses  # noqa: E402
+from .engine import gbdt  # noqa: E402
+from .engine.trace import Trace  # noqa: E402
+from .engine.training import TrainParams, train  # noqa: E402
+from .estimators import BoostingClassifier, BoostingRegressor  # noqa: E402
+from .io import from_lightgbm, from_sklearn, from_xgboost, load  # noqa: E402
+from .show import display, draw, explore, plot  # noqa: E402
+from .teach import check, datasets, exercises, walkthrough  # noqa: E402
 
 __version__ = "0.1.0"
 

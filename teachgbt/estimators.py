@@ -240,8 +240,15 @@ class _Boosting(_Base):
             )
         if cls._is_classifier:
             classes = np.asarray([0, 1] if classes is None else classes)
-            if len(classes) < 2:
-                raise ValueError(f"a classifier has at least two classes; got {len(classes)}")
+            if classes.ndim != 1 or len(classes) < 2:
+                raise ValueError(f"a classifier has at least two classes; got {classes.size}")
+            labels = classes.tolist()
+            twice = [c for i, c in enumerate(labels) if c in labels[:i]]
+            if twice:
+                raise ValueError(
+                    f"the classes {labels[:10]} name {twice[0]!r} twice: every class needs a "
+                    "label of its own (predictions would be ambiguous)"
+                )
         elif classes is not None:
             raise ValueError("a regressor has no classes")
         if categories is None:
@@ -404,6 +411,12 @@ class BoostingClassifier(_ClassifierMixin, _Boosting):
 
     def _prepare_eval_y(self, y, n, k, classes):
         arr = np.asarray(y)
+        if arr.ndim == 2 and arr.shape[1] == 1:
+            arr = arr[:, 0]
+        if arr.ndim != 1 or len(arr) != n:
+            raise ValueError(
+                f"eval_set[{k}] y has shape {arr.shape}; its X has {n} rows: give one label a row"
+            )
         unknown = ~np.isin(arr, classes)
         if unknown.any():
             raise ValueError(

@@ -89,6 +89,12 @@ CASES = {
     "best_iteration 10**9": (_set_model("best_iteration", 10**9), "best_iteration"),
     "n_features 10**12": (_set_model("n_features_in", 10**12), "n_features_in"),
     "base_score NaN": (_set_model("base_score", float("nan")), "base_score"),
+    # issue 26: values that overflow the trees' precision, per-node fields of another shape,
+    # a class named twice
+    "leaf value 1e308": (_set("value", 3, 1e308), "beyond float32"),
+    "gain an object": (lambda d: _tree(d).update({"gain": {}}), "gain is {}"),
+    "default_left a number": (lambda d: _tree(d).update({"default_left": 0}), "default_left"),
+    "classes twice": (_set_model("classes", [0, 0]), "twice"),
 }
 
 
@@ -112,3 +118,106 @@ def refused(code, err, *words):
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
     for w in words:
         assert w in err, err
+
+
+def run_process(argv, cwd=None, stdin=None, send=(), timeout=120, env=None, ready=None,
+                default_sigint=False):  # fmt: skip
+    """``argv`` in a process of its own: (exit status, or minus the signal that ended it;
+    stdout; stderr; its peak memory in MB: its own high-water resident size plus the
+    largest of its children's, sampled from /proc while it runs). ``send``: (seconds,
+    signal) pairs sent to it meanwhile, the seconds counted from the start, or from when
+    it printed the line ``ready``; ``default_sigint``: Ctrl-C has its default meaning in
+    the process even when this one ignores it. A run past ``timeout`` is killed and fails
+    the test as a hang."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    argv = [sys.executable if a == "python" else str(a) for a in argv]
+    if default_sigint or any(sig == signal.SIGINT for _, sig in send):
+        # a suite started in the background has Ctrl-C ignored, which children inherit
+        # across exec: put it back first (no preexec_fn: not safe beside threads)
+        argv = [sys.executable, "-c", _RESET_SIGINT] + argv
+    p = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **(env or {})},
+    )
+    outs = {}
+    started = threading.Event()
+    if ready is None:
+        started.set()
+
+    def drain(name, stream):
+        if name == "out" and ready is not None:
+            lines = []
+            for line in iter(stream.readline, b""):
+                lines.append(line)
+                if line.decode("utf-8", "replace").strip() == ready:
+                    started.set()
+            outs[name] = b"".join(lines)
+            started.set()
+            return
+        outs[name] = stream.read()
+
+    threads = [threading.Thread(target=drain, args=a) for a in (("out", p.stdout),
+                                                                 ("err", p.stderr))]  # fmt: skip
+    for t in threads:
+        t.start()
+    if stdin is not None:
+        p.stdin.write(stdin)
+        p.stdin.close()
+    begin, start, pending = time.monotonic(), None, sorted(send)
+    peaks = {}
+    while True:
+        _sample_peaks(p.pid, peaks)
+        pid, status, _ = os.wait4(p.pid, os.WNOHANG)
+        if pid:
+            break
+        if start is None and started.is_set():
+            start = time.monotonic()
+        now = -1.0 if start is None else time.monotonic() - start
+        while pending and pending[0][0] <= now:
+            p.send_signal(pending.pop(0)[1])
+        if time.monotonic() - begin > timeout:
+            p.kill()
+            os.wait4(p.pid, 0)
+            raise AssertionError(f"{argv[1:4]}... still running after {timeout} s: a hang")
+        time.sleep(0.01)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    for t in threads:
+        t.join()
+    own = peaks.pop(p.pid, 0)
+    peak = (own + max(peaks.values(), default=0)) / 1024
+    return (p.returncode, outs["out"].decode("utf-8", "replace"),
+            outs["err"].decode("utf-8", "replace"), peak)  # fmt: skip
+
+
+def _sample_peaks(pid, peaks):
+    """Each process's high-water resident size (VmHWM, kB) under ``pid``, into ``peaks``.
+    Not wait4's ru_maxrss: a child forked from a large test process counts the parent's
+    pages until it execs, and Linux carries that over the exec."""
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/status") as f:
+                for line in f:
+                    if line.startswith("VmHWM:"):
+                        peaks[p] = max(peaks.get(p, 0), int(line.split()[1]))
+            with open(f"/proc/{p}/task/{p}/children") as f:
+                todo += [int(c) for c in f.read().split()]
+        except (OSError, ValueError):
+            continue
+
+
+_RESET_SIGINT = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.argv[1], sys.argv[1:])"
+)

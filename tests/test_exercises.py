@@ -96,13 +96,18 @@ def test_the_command_prints_a_sheet_and_writes_a_class(tmp_path, capsys):
     assert main(["exercises", "5", "--student", "ada"]) == 0
     assert "Answer key" not in capsys.readouterr().out
     assert main(["exercises", "tree_structure", "--class", "3", "--out", str(tmp_path)]) == 0
-    files = sorted(p.name for p in tmp_path.iterdir())
+    files = sorted(p.name for p in tmp_path.iterdir() if p.name != ".teachgbt.json")
     assert files == ["lesson05-key.txt"] + [f"lesson05-student-{i}.txt" for i in (1, 2, 3)]
     one = (tmp_path / "lesson05-student-2.txt").read_text(encoding="utf-8")
     assert one.strip() == str(tg.exercises.sheet(5, "student-2"))
     assert "Answer key" not in one and "Answer key" in (tmp_path / "lesson05-key.txt").read_text()
+    # the same command again rewrites its own sheets; a sheet the teacher changed is kept
+    assert main(["exercises", "5", "--class", "3", "--out", str(tmp_path)]) == 0
+    (tmp_path / "lesson05-student-2.txt").write_text("my notes\n", encoding="utf-8")
+    capsys.readouterr()
     assert main(["exercises", "5", "--class", "3", "--out", str(tmp_path)]) == 2
-    assert "already holds" in capsys.readouterr().err
+    assert "already holds lesson05-student-2.txt" in capsys.readouterr().err
+    assert (tmp_path / "lesson05-student-2.txt").read_text(encoding="utf-8") == "my notes\n"
     assert main(["exercises", "5", "--class", "3"]) == 2
     assert "--out DIR" in capsys.readouterr().err
 
@@ -137,8 +142,12 @@ def test_the_editions_of_a_lesson_run(which, tmp_path, capsys):
     assert run.returncode == 0, run.stderr[-3000:]
     if which == "solutions":
         assert run.stderr.count("teachgbt.teach.check: accepted") == 4
+    # written again over its own notebook; a notebook the teacher changed is kept
+    assert main(["exercises", "8", "--edition", which, "--out", str(tmp_path)]) == 0
+    path.write_text("{}", encoding="utf-8")
+    capsys.readouterr()
     assert main(["exercises", "8", "--edition", which, "--out", str(tmp_path)]) == 2
-    assert "exists" in capsys.readouterr().err
+    assert "already holds" in capsys.readouterr().err and path.read_text() == "{}"
 
 
 def test_the_slips_issue_19_found_are_named_on_the_shipped_sheets():

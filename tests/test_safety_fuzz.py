@@ -125,3 +125,119 @@ def test_mutated_model_files_are_refused_or_answer_rightly(base, tmp_path, capsy
     elif command == "predict":
         got = pd.read_csv(out)["margin"].to_numpy()
         assert np.allclose(got, _walk_margin(bad, X), atol=1e-5)
+
+
+# ------------------------------------------------------------------ other libraries' files
+# issue 26: every field of an XGBoost JSON model and every line of a LightGBM text, set to
+# values of every kind. Each file ends in one line and exit 2, or is read, and then its
+# margins equal the library's own (the check runs the library in a child process, where a
+# crash is a refusal). The command runs in this process: a crash would end the suite.
+N_LIBRARY_EXAMPLES = 25
+
+
+def _paths(d, prefix=()):
+    """Every (container, key) of a JSON value, lists by their first two entries."""
+    if isinstance(d, dict):
+        for k, v in d.items():
+            yield prefix + (k,)
+            yield from _paths(v, prefix + (k,))
+    elif isinstance(d, list):
+        for i, v in enumerate(d[:2]):
+            yield prefix + (i,)
+            yield from _paths(v, prefix + (i,))
+
+
+JSON_VALUES = (
+    st.integers(-3, 3)
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=6)
+    | st.none()
+    | st.booleans()
+    | st.lists(st.integers(-2, 5), max_size=4)
+    | st.just({})
+)
+
+
+@pytest.fixture(scope="module")
+def library_files(tmp_path_factory):
+    xgb = pytest.importorskip("xgboost")
+    lgb = pytest.importorskip("lightgbm")
+    d = tmp_path_factory.mktemp("fuzz-libraries")
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    xgb.XGBClassifier(n_estimators=2, max_depth=2, n_jobs=1).fit(X, y).save_model(d / "x.json")
+    lgb.LGBMClassifier(n_estimators=2, num_leaves=4, verbose=-1, n_jobs=1).fit(
+        X, y
+    ).booster_.save_model(d / "l.txt")
+    return d, json.loads((d / "x.json").read_text()), (d / "l.txt").read_text()
+
+
+def _one_line_or_agrees(path, capsys):
+    start = time.perf_counter()
+    code = main(["explain", str(path), "--tree", "1"])
+    _, err = capsys.readouterr()
+    assert time.perf_counter() - start < 120
+    assert code in (0, 2) and "Traceback" not in err and "internal error" not in err, err
+    lines = [ln for ln in err.strip().splitlines() if not ln.startswith("note: ")]
+    if code:
+        assert len(lines) == 1 and str(path) in lines[0], err
+    else:
+        assert "differ" not in err, err  # read as the library reads it
+
+
+@settings(max_examples=N_LIBRARY_EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(data=st.data())
+def test_mutated_xgboost_fields_are_refused_or_read_as_xgboost(library_files, tmp_path, capsys,
+                                                               data):  # fmt: skip
+    _, model, _ = library_files
+    bad = copy.deepcopy(model)
+    paths = sorted(_paths(bad), key=repr)
+    for _ in range(data.draw(st.integers(1, 2))):
+        where = data.draw(st.sampled_from(paths))
+        node = bad
+        try:
+            for key in where[:-1]:
+                node = node[key]
+            node[where[-1]] = data.draw(JSON_VALUES)
+        except (KeyError, IndexError, TypeError):
+            pass  # an earlier change replaced the container
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps(bad))
+    _one_line_or_agrees(path, capsys)
+
+
+LINE_EDITS = st.sampled_from(["value", "drop", "repeat", "swap", "token"])
+TOKENS = st.sampled_from(["-1", "0", "7", "1e400", "nan", "x", "", "99999999999", "-2147483649",
+                          "1.5", "inf", "Tree=0", "end of trees"])  # fmt: skip
+
+
+@settings(max_examples=N_LIBRARY_EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(data=st.data())
+def test_mutated_lightgbm_lines_are_refused_or_read_as_lightgbm(library_files, tmp_path, capsys,
+                                                                data):  # fmt: skip
+    _, _, text = library_files
+    lines = text.splitlines()
+    for _ in range(data.draw(st.integers(1, 2))):
+        i = data.draw(st.integers(0, len(lines) - 1))
+        how = data.draw(LINE_EDITS)
+        key, eq, values = lines[i].partition("=")
+        if how == "value" and eq:
+            lines[i] = f"{key}={' '.join(data.draw(st.lists(TOKENS, max_size=4)))}"
+        elif how == "token" and eq and values.split():
+            parts = values.split()
+            parts[data.draw(st.integers(0, len(parts) - 1))] = data.draw(TOKENS)
+            lines[i] = f"{key}={' '.join(parts)}"
+        elif how == "drop":
+            del lines[i]
+        elif how == "repeat":
+            lines.insert(i, lines[i])
+        elif how == "swap":
+            j = data.draw(st.integers(0, len(lines) - 1))
+            lines[i], lines[j] = lines[j], lines[i]
+    path = tmp_path / "l.txt"
+    path.write_text("\n".join(lines) + "\n")
+    _one_line_or_agrees(path, capsys)

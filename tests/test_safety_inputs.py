@@ -151,3 +151,71 @@ def test_trees_of_any_depth_explain_print_and_refuse_pictures_clearly(tmp_path):
         tree.draw(engine="matplotlib").save(tmp_path / "t.png")
     m.save(tmp_path / "deep.json")
     assert tg.load(tmp_path / "deep.json").predict(x)[0] == 3000.0
+
+
+# ------------------------------------------------------------------ issue 26: API sentences
+_rng = np.random.default_rng(26)
+
+
+@pytest.mark.parametrize(
+    "fit, error, words",
+    [
+        (lambda: tg.BoostingRegressor().fit(pd.DataFrame(index=range(5)), np.ones(5)),
+         ValueError, "no feature columns"),
+        (lambda: tg.BoostingRegressor(n_estimators=3).fit(
+            _rng.normal(size=(1000, 3)), 3e18 * _rng.random(1000)),
+         ValueError, "overflow float32"),
+        (lambda: tg.BoostingClassifier(n_estimators=2).fit(
+            np.ones((20, 2)), np.arange(20) % 2, eval_set=[(np.ones((5, 2)), np.ones(7))]),
+         ValueError, "eval_set[0] y has shape (7,)"),
+        (lambda: tg.BoostingClassifier(n_estimators=2).fit(
+            np.arange(20.0).reshape(-1, 1), np.array([1, "a"] * 10, dtype=object)),
+         TypeError, "mix kinds"),
+        (lambda: tg.BoostingRegressor(n_estimators=2).fit(
+            pd.DataFrame(np.ones((20, 2)), columns=["a", "a"]), np.arange(20.0)),
+         ValueError, "'a' twice"),
+        (lambda: tg.walkthrough.walkthrough(
+            pd.DataFrame({"a": list("xy") * 10, "a_x": np.arange(20.0)}), np.arange(20) % 2),
+         ValueError, "'a_x' would be there twice"),
+        (lambda: tg.BoostingClassifier.from_trees(
+            tg.BoostingClassifier(n_estimators=1).fit(np.arange(20.0).reshape(-1, 1),
+                                                       np.arange(20) % 2).trees_,
+            base_score=0.5, classes=[0, 0]),
+         ValueError, "0 twice"),
+    ],
+    ids=["no columns", "target 3e18", "eval y length", "mixed labels", "duplicate columns",
+         "one-hot name clash", "classes twice"],
+)  # fmt: skip
+def test_api_mistakes_are_one_clear_sentence(fit, error, words):
+    """Each used to end in raw Python words: 'X is a sparse matrix', 'min() arg is an empty
+    sequence', a broadcast error, "'<' not supported", an AttributeError, or no error."""
+    with pytest.raises(error) as e:
+        fit()
+    assert words in str(e.value) and "\n" not in str(e.value), str(e.value)
+
+
+def test_a_row_longer_than_the_header_is_refused_by_its_number(tmp_path, capsys):
+    """pandas made the first field the index and trained on shifted columns (exit 0)."""
+    data = tmp_path / "d.csv"
+    data.write_text("a,b,y\n" + "".join(f"{i},{i % 7},{i % 2},{i % 5}\n" for i in range(60)))
+    code, _, err = run_cli(capsys, "train", data, "--target", "y", "--model", tmp_path / "m.json")
+    refused(code, err, str(data), "row 0 (line 2) has 4 fields", "3 columns")
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_na_is_a_category_in_a_text_column_unless_na_values_says(tmp_path, capsys):
+    data = tmp_path / "d.csv"
+    data.write_text("c,a,y\n" + "".join(f"{['NA', 'b', 'c'][i % 3]},{i},{i % 2}\n"
+                                        for i in range(60)))  # fmt: skip
+    model = tmp_path / "m.json"
+    code, out, err = run_cli(capsys, "train", data, "--target", "y", "--model", model,
+                             "--n-estimators", 2)  # fmt: skip
+    assert code == 0 and "c_NA, c_b, c_c" in out, err
+    code, _, err = run_cli(capsys, "train", data, "--target", "y", "--model", model,
+                           "--na-values", "NA")  # fmt: skip
+    refused(code, err, "'c' is missing a value at row 0")
+    numeric = tmp_path / "n.csv"  # in a numeric column NA stays a missing value
+    numeric.write_text("a,y\n" + "".join(f"{'NA' if i == 3 else i},{i % 2}\n" for i in range(60)))
+    code, out, err = run_cli(capsys, "train", numeric, "--target", "y", "--model", model,
+                             "--n-estimators", 2)  # fmt: skip
+    assert code == 0 and "one-hot" not in out, err

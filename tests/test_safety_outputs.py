@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -221,3 +222,136 @@ def test_ctrl_c_during_a_hist_fit_exits_130_with_nothing_written(hist_csv, tmp_p
     assert err.strip() == "interrupted", err
     assert not model.exists() and out == ""
     _no_temp_files(tmp_path)
+
+
+# ------------------------------------------------------------------ issue 26: links, disks
+def test_a_hard_linked_output_is_replaced_and_its_other_name_keeps_the_old(files, tmp_path,
+                                                                          capsys):  # fmt: skip
+    out, other = tmp_path / "out.csv", tmp_path / "backup.csv"
+    out.write_text("old\n")
+    os.link(out, other)
+    code, _, err = run_cli(capsys, "predict", files / "m.json", files / "d.csv", "--output", out)
+    assert code == 0, err
+    assert out.read_text().startswith("prediction,") and other.read_text() == "old\n"
+    _no_temp_files(tmp_path)
+
+
+_FULL_DISK = r"""
+set -e
+mount -t tmpfs -o size=48m tmpfs "$MNT"
+printf 'old\n' > "$MNT/out.csv"
+ln "$MNT/out.csv" "$MNT/backup.csv"
+free=$(df -k --output=avail "$MNT" | tail -1)
+dd if=/dev/zero of="$MNT/fill" bs=1k count=$((free - FREE_KB)) 2>/dev/null
+set +e
+"$PY" -m teachgbt predict "$MODEL" "$DATA" --output "$MNT/out.csv" > /dev/null
+echo "exit $?"
+head -c 11 "$MNT/out.csv" | tr -d "\n"; echo
+wc -l < "$MNT/out.csv"
+cat "$MNT/backup.csv"
+ls -a "$MNT" | grep -c '^\.teachgbt-' || true
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("unshare"),
+                    reason="needs root and unshare for a private tmpfs")  # fmt: skip
+@pytest.mark.parametrize("free_kb", [600, 9000])
+def test_a_hard_linked_output_on_a_full_disk_loses_nothing(tmp_path, free_kb):
+    """In a private mount namespace (never the real disks): a tmpfs with room for the
+    predictions once (9 MB free) or not at all (0.6 MB). Every name ends with either its
+    old content or the complete new file, and no temporary file is left."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(150_000, 3)), columns=["a", "b", "c"])
+    X.assign(y=(X["a"] > 0).astype(int)).to_csv(tmp_path / "d.csv", index=False)
+    tg.BoostingClassifier(n_estimators=2, max_depth=2).fit(X.head(200), (X["a"] > 0)[:200]).save(
+        tmp_path / "m.json"
+    )
+    (tmp_path / "mnt").mkdir()
+    env = dict(os.environ, MNT=str(tmp_path / "mnt"), FREE_KB=str(free_kb), PY=sys.executable,
+               MODEL=str(tmp_path / "m.json"), DATA=str(tmp_path / "d.csv"))  # fmt: skip
+    done = subprocess.run(["unshare", "-m", "--propagation", "private", "bash", "-c", _FULL_DISK],
+                          capture_output=True, text=True, env=env, timeout=300)  # fmt: skip
+    lines = done.stdout.splitlines()
+    assert len(lines) == 5, (done.stdout, done.stderr)
+    exit_line, head, count, backup, temps = lines
+    assert backup == "old" and temps == "0", done.stdout
+    if exit_line == "exit 0":
+        assert head == "prediction," and int(count) == 150_001
+    else:
+        assert exit_line == "exit 2" and "no space left" in done.stderr, done.stderr
+        assert head == "old" and count.strip() == "1"
+
+
+@pytest.mark.parametrize("edition", [False, True])
+@pytest.mark.parametrize("force", [False, True])
+def test_exercises_never_write_through_a_link_out_of_the_folder(tmp_path, capsys, edition, force):
+    out, outside = tmp_path / "out", tmp_path / "outside.txt"
+    out.mkdir()
+    name = "05_tree_structure_student.ipynb" if edition else "lesson05-student-1.txt"
+    if force:
+        outside.write_text("the user's file\n")
+    (out / name).symlink_to(outside)
+    argv = ["exercises", 5, "--out", out] + (["--edition", "student"] if edition else
+                                              ["--class", 2])  # fmt: skip
+    code, _, err = run_cli(capsys, *argv, *(["--force"] if force else []))
+    if force:  # the link itself is replaced by the file; what it pointed to is untouched
+        assert code == 0, err
+        assert outside.read_text() == "the user's file\n" and not (out / name).is_symlink()
+    else:
+        refused(code, err, "already holds", name)
+        assert not outside.exists() and (out / name).is_symlink()
+
+
+@pytest.fixture(scope="module")
+def big_files(tmp_path_factory):
+    """A model and a CSV whose predictions take a few seconds to write (tens of MB)."""
+    d = tmp_path_factory.mktemp("big")
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame(rng.normal(size=(400_000, 3)).astype(np.float32), columns=["a", "b", "c"])
+    X.assign(y=(X["a"] > 0).astype(int)).to_csv(d / "d.csv", index=False, float_format="%.6g")
+    tg.BoostingClassifier(n_estimators=2, max_depth=2).fit(X.head(300), (X["a"] > 0)[:300]).save(
+        d / "m.json"
+    )
+    return d
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_or_sighup_during_a_write_leaves_no_temporary_file(big_files, tmp_path, sig):
+    from safety_corpus import run_process
+
+    for delay in (1.0, 2.5, 4.0):
+        work = tmp_path / f"at{delay}"
+        work.mkdir()
+        (work / "out.csv").write_text("old\n")
+        code, _, err, _ = run_process(
+            ["python", "-m", "teachgbt", "predict", big_files / "m.json", big_files / "d.csv",
+             "--output", work / "out.csv"], send=[(delay, sig)], timeout=120,
+        )  # fmt: skip
+        _no_temp_files(work)
+        text = (work / "out.csv").read_text()
+        assert text == "old\n" or text.count("\n") == 400_001, text[:100]
+        if text == "old\n":  # stopped before the move: by the signal itself, as shells expect
+            assert code == -sig, (code, err)
+
+
+def test_dev_stdout_into_a_pipe_is_written_as_given(files, tmp_path):
+    """/dev/stdout on a pipe is opened as given (it was resolved through /proc to a name
+    that does not exist, "cannot write /dev/stdout")."""
+    if not os.path.exists("/dev/stdout"):
+        pytest.skip("no /dev/stdout here")
+    done = subprocess.run(
+        [sys.executable, "-m", "teachgbt", "predict", str(files / "m.json"), str(files / "d.csv"),
+         "--output", "/dev/stdout"], capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("prediction,") and done.stdout.count("\n") >= 41
+
+
+def test_dev_stdout_into_a_pipe_closed_early_is_quiet(big_files, tmp_path):
+    """`| head`: the reader stops; that is no error to report (as for `-`)."""
+    command = (f"'{sys.executable}' -m teachgbt predict '{big_files / 'm.json'}' "
+               f"'{big_files / 'd.csv'}' --output /dev/stdout | head -2")  # fmt: skip
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", command], capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+    assert done.stdout.startswith("prediction,") and done.stdout.count("\n") == 2
+    assert done.stderr == "" and done.returncode == 0, (done.returncode, done.stderr)

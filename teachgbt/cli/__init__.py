@@ -8,16 +8,18 @@ import sys
 
 import pandas as pd
 
-__all__ = ["main"]
+__all__ = ["main", "command"]
 
 
-from ._run import CommandError, run
+from ._run import EXIT_INTERRUPTED, CommandError, run
 
 
 def _read_csv(path, args):
     from ._csv import read_csv
 
-    return read_csv(path, decimal=args.decimal, thousands=args.thousands, sep=args.sep)
+    na = [v for v in (args.na_values or "").split(",") if v] if args.na_values else None
+    return read_csv(path, decimal=args.decimal, thousands=args.thousands, sep=args.sep,
+                    na_values=na)  # fmt: skip
 
 
 def _load_model(args):
@@ -67,15 +69,19 @@ def _check_output(path, **inputs):
     check_distinct(path, {k.replace("_", " "): v for k, v in inputs.items()})
 
 
-def _encode(X, only=None):
-    """One-hot encode the text columns of a CSV (seed 002): returns (X, {column: dummies})."""
+def _encode(X, path, only=None):
+    """One-hot encode the text columns of the CSV ``path`` (seed 002): returns (X,
+    {column: dummies})."""
     from ..teach.datasets import one_hot
     from ..utils import text_columns
 
     text = [c for c in text_columns(X) if only is None or c in only]
     if not text:
         return X, {}
-    encoded = one_hot(X, columns=text)
+    try:
+        encoded = one_hot(X, columns=text)
+    except ValueError as e:
+        raise CommandError(f"{path}: {str(e).removeprefix('one_hot: ')}") from None
     return encoded, {c: [d for d in encoded.columns if d.startswith(f"{c}_")] for c in text}
 
 
@@ -137,7 +143,8 @@ def cmd_train(args):
             "--categorical native splits text columns into sets of categories, which the hist "
             "trainer does (as XGBoost's enable_categorical): add --tree-method hist"
         )
-    X, encoded = (_as_categories if native else _encode)(df.drop(columns=[args.target]))
+    features = df.drop(columns=[args.target])
+    X, encoded = _as_categories(features) if native else _encode(features, args.data)
     for column, names in encoded.items():
         if native:
             print(f"the text column {column!r} is split into sets of its {len(names)} "
@@ -228,7 +235,7 @@ def _features(model, df, path):
     if names is not None:
         # encode the text columns the model was trained on; others (say the target) are unused
         trained = [c for c in df.columns if any(str(n).startswith(f"{c}_") for n in names)]
-        df, encoded = _encode(df, only=trained)
+        df, encoded = _encode(df, path, only=trained)
         # a category absent from these rows is a one-hot column of zeros
         dummies = {d for ds in encoded.values() for d in ds}
         for c in names:
@@ -433,6 +440,12 @@ def _csv_options(parser):
     g.add_argument("--sep", default=",", help="the column separator (default ,)")
     g.add_argument("--decimal", default=".", help="the decimal mark: --decimal , for 3,5")
     g.add_argument("--thousands", default=None, help="the thousands separator: , for 1,234")
+    g.add_argument(
+        "--na-values",
+        metavar="A,B",
+        help="texts that mean a missing value in every column (default: an empty cell; NA, "
+        "NaN, null ... are missing in a numeric column, categories in a text column)",
+    )
 
 
 def _categorical_option(parser):
@@ -452,7 +465,14 @@ def build_parser():
         description="Gradient boosted trees you can read: walkthroughs, training, diagrams.",
     )
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    _walkthrough_parser(sub)
+    _train_parser(sub)
+    _model_parsers(sub)
+    _classroom_parsers(sub)
+    return p
 
+
+def _walkthrough_parser(sub):
     w = sub.add_parser("walkthrough", help="the tutorial's tables, tree diagrams and plots")
     w.add_argument("dataset", nargs="?", default="troll2", help="troll2 (seed 004)")
     w.add_argument("--out", metavar="DIR", help="also write tables (CSV), diagrams and plots here")
@@ -461,6 +481,8 @@ def build_parser():
     w.add_argument("--force", action="store_true", help="overwrite files of yours in --out DIR")
     w.set_defaults(func=cmd_walkthrough)
 
+
+def _train_parser(sub):
     t = sub.add_parser("train", help="fit a model on a CSV file and save it as JSON")
     t.add_argument("data", metavar="DATA.csv")
     _csv_options(t)
@@ -492,6 +514,9 @@ def build_parser():
     )
     t.set_defaults(func=cmd_train)
 
+
+def _model_parsers(sub):
+    """The commands that read a model file: predict, draw, explain, explore."""
     r = sub.add_parser("predict", help="predict a CSV file with a saved model")
     r.add_argument("model", metavar="MODEL", help=_MODEL_HELP)
     r.add_argument("data", metavar="DATA.csv")
@@ -541,6 +566,8 @@ def build_parser():
     _file_params(x)
     x.set_defaults(func=cmd_explore)
 
+
+def _classroom_parsers(sub):
     les = sub.add_parser("lessons", help="copy the lesson notebooks into a folder to work on")
     les.add_argument("dir", nargs="?", default="teachgbt-lessons", metavar="DIR")
     les.add_argument("--force", action="store_true", help="overwrite notebooks already there")
@@ -558,12 +585,28 @@ def build_parser():
     ex.add_argument("--out", metavar="DIR", help="where --class writes its files")
     ex.add_argument("--force", action="store_true", help="overwrite sheets already in DIR")
     ex.set_defaults(func=cmd_exercises)
-    return p
 
 
 def main(argv=None):
+    """Run the command ``argv`` (default: the process's arguments); its exit status."""
     return run(build_parser, argv)
 
 
+def command():
+    """The ``teachgbt`` program (and ``python -m teachgbt``): ``main()``, then exit with its
+    status. After Ctrl-C the process ends at once with 130: a KeyboardInterrupt that passed
+    through a library's C code can leave Python marked to end by SIGINT at exit, which
+    would turn the one-line "interrupted" into a death by signal."""
+    code = main()
+    if code == EXIT_INTERRUPTED:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    command()

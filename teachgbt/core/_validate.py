@@ -165,9 +165,10 @@ def check_tree(d, n_features, where="the tree", leaf_marker="negative"):
     if missing:
         raise ModelFileError(f"{where} lacks {', '.join(missing)}")
     arrays = {k: d[k] for k in ("left", "right", "feature", "parent", "depth") if k in d}
-    for k, v in list(arrays.items()) + [(k, d[k]) for k in ("threshold", "value")]:
+    per_node = ("threshold", "value", "default_left", "n") + _STATS
+    for k, v in list(arrays.items()) + [(k, d[k]) for k in per_node if k in d]:
         if not isinstance(v, (list, tuple, np.ndarray)):
-            raise ModelFileError(f"{where}: {k} is not a list")
+            raise ModelFileError(f"{where}: {k} is {shorten(v)}, not a list")
     n = len(d["feature"])
     for k, v in d.items():
         per_node = k not in ("feature_names", "zero_missing")  # those are per feature
@@ -340,8 +341,8 @@ def check_imported_tree(left, right, feature, leaf_value, n_features, where, all
             f"{n_features} features (0 to {n_features - 1})"
         )
     value = np.asarray(leaf_value, dtype=np.float64)
-    if value.shape == split.shape:
-        check_values(np.zeros(len(split)), np.where(depth >= 0, value, 0.0), split, where)
+    if value.shape == split.shape:  # one array: thresholds on splits, values on leaves
+        check_values(value, np.where(depth >= 0, value, 0.0), split, where)
     elif not np.isfinite(value).all():
         i = int(np.argmax(~np.isfinite(value)))
         raise ModelFileError(f"{where}, leaf {i}: its value is {float(value[i])!r}")

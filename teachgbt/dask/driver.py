@@ -71,6 +71,7 @@ class Driver:
     def gather(self, futures, what="a step of the fit"):
         """The futures' values within the timeout, or an error that says what was lost."""
         from distributed import wait
+        from distributed.client import FutureCancelledError, FuturesCancelledError
         from distributed.scheduler import KilledWorker
 
         try:
@@ -83,6 +84,11 @@ class Driver:
                 f"{what} failed: the task {task!r} was running on worker {worker!r} when it "
                 "was lost, as often as Dask allows (distributed.scheduler.allowed-failures); "
                 "the fit cannot go on without it"
+            ) from err
+        except (FutureCancelledError, FuturesCancelledError) as err:
+            raise RuntimeError(
+                f"{what} was cancelled: the Dask client was closed or restarted during the "
+                "fit; start a client and fit again"
             ) from err
         except TimeoutError as err:
             workers = sorted(self.client.scheduler_info().get("workers", {}))

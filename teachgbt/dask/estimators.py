@@ -47,16 +47,22 @@ class _DaskBoosting:
     )
 
     def _get_client(self):
-        if self.client is not None:
-            return self.client
-        from dask.distributed import default_client
+        client = self.client
+        if client is None:
+            from dask.distributed import default_client
 
-        try:
-            return default_client()
-        except ValueError:
+            try:
+                client = default_client()
+            except ValueError:
+                raise ValueError(
+                    "no Dask client: start one (dask.distributed.Client(...)) or pass client="
+                ) from None
+        if getattr(client, "status", "running") in ("closing", "closed"):
             raise ValueError(
-                "no Dask client: start one (dask.distributed.Client(...)) or pass client="
-            ) from None
+                "the Dask client is closed: start a new one (dask.distributed.Client(...)) "
+                "and pass it as client= (or make it the default)"
+            )
+        return client
 
     # ------------------------------------------------------------ fitting
     def fit(self, X, y, sample_weight=None, eval_set=None, verbose=None):

@@ -63,7 +63,10 @@ class ClusterRows:
         driver, parts = self.driver, self.parts
         weights = parts.weight or [None] * len(parts)
         loaded = driver.client.compute(
-            [delayed(S.load_part)(x, y, w) for x, y, w in zip(parts.X, parts.y, weights)],
+            [
+                delayed(S.load_part)(x, y, w, k, parts.feature_names)
+                for k, (x, y, w) in enumerate(zip(parts.X, parts.y, weights))
+            ],
             optimize_graph=False,
         )
         surveys = [driver.submit(S.survey, part, self.max_bin, is_classifier) for part in loaded]

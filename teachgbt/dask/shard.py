@@ -19,11 +19,14 @@ same state.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
+from ..core import shorten
 from ..core.model import add_rounds
 from ..core.tree import as_float32_matrix
 from ..engine.binning import HistData
 from ..engine.hist import HistSplitter
+from ..utils import check_X
 from . import cuts as C
 
 __all__ = [
@@ -43,9 +46,23 @@ __all__ = [
 ]
 
 
-def as_arrays(X, y=None, weight=None):
-    """A partition as (X32, y, weight) numpy arrays (X: ndarray or DataFrame)."""
-    X32 = as_float32_matrix(X)
+def as_arrays(X, y=None, weight=None, index=None, names=None):
+    """A partition as (X32, y, weight) numpy arrays (X: ndarray or DataFrame), checked as a
+    local fit checks X: no inf, nothing beyond float32, numbers only. ``index``: the
+    partition's number, for the messages; ``names``: the columns every partition of a
+    DataFrame must have, in this order (another order would train on the wrong columns)."""
+    what = "X" if index is None else f"partition {index} of X"
+    if names is not None and isinstance(X, pd.DataFrame):
+        got = [str(c) for c in X.columns]
+        if got != list(names):
+            how = (
+                "its columns in another order" if sorted(got) == sorted(names) else "other columns"
+            )
+            raise ValueError(
+                f"{what} has {how} ({shorten(got)}) than the data ({shorten(list(names))}): "
+                "every partition must have the same columns in the same order"
+            )
+    X32 = as_float32_matrix(check_X(X, what)[0] if len(X) else X)  # an empty one is allowed
     y = None if y is None else np.asarray(y).reshape(-1)
     weight = None if weight is None else np.asarray(weight, dtype=np.float64).reshape(-1)
     for name, v in (("y", y), ("sample_weight", weight)):
@@ -70,9 +87,10 @@ class Survey:
         return self.summary.n_rows
 
 
-def load_part(X, y, weight):
-    """A partition, loaded where it lives, as numpy arrays (X as float32)."""
-    return as_arrays(X, y, weight)
+def load_part(X, y, weight, index=None, names=None):
+    """A partition, loaded where it lives, as numpy arrays (X as float32); see
+    ``as_arrays``."""
+    return as_arrays(X, y, weight, index, names)
 
 
 def survey(part, max_bin, is_classifier):

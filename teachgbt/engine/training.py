@@ -24,6 +24,8 @@ import dataclasses
 import numbers
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..core.losses import TRAINABLE, get_loss
 from ..core.model import FITTED_HERE, Model
 from ..utils import check_finite_params, check_nonneg, kernels
@@ -204,6 +206,30 @@ def _default(value, default):
     return default if value is None else value
 
 
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _check_gain_range(rows, model, algorithm):
+    """Refuse a squared-error target whose split gains would overflow float32, the
+    precision XGBoost's kind of tree compares gains in (a gain NaN, no split to choose).
+    A side's score G²/(H + λ) is at most Σ w·r² over its rows (Cauchy–Schwarz, with h = w),
+    r the residual from the base margin, so 2·Σ w·r² bounds every gain of the first tree.
+    ``rows``: the local backend (a cluster's rows are not all here to sum)."""
+    y = getattr(rows, "y", None)
+    if y is None or model.loss.name != "reg:squarederror" or algorithm.name != "xgboost":
+        return
+    w = 1.0 if rows.sample_weight is None else np.asarray(rows.sample_weight, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        bound = 2.0 * float(np.sum(w * (np.asarray(y, dtype=np.float64) - model.base_margin) ** 2))
+    if not bound <= _FLOAT32_MAX:
+        top = float(np.max(np.abs(y)))
+        raise ValueError(
+            f"y reaches {top:.3g}: the gains of splits on it (up to {bound:.3g}) overflow "
+            "float32, the precision XGBoost's trees compare gains in. Rescale the target "
+            "(e.g. divide it by a power of ten) and scale the predictions back"
+        )
+
+
 def make_loss(objective, classes, **objective_params):
     """The loss of ``objective`` for a classifier of ``classes`` (None: a regressor), with
     its parameters (``TrainParams.objective_params``)."""
@@ -370,6 +396,7 @@ def boost(
     d = rows.n_features
     model = _model(params, [], base_score, loss, algorithm, d, feature_names, classes, categories)
     model.origin = rows.origin
+    _check_gain_range(rows, model, algorithm)
     rows.start(model, algorithm)
 
     # after every round: eval sets, early stopping, the caller's callbacks, progress

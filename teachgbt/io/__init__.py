@@ -10,6 +10,11 @@
 Categorical splits are read as set splits (``x ∈ S``), with each library's rule for which
 way its set, missing and unseen categories go, and the categories' names (``_categories``).
 
+A file is read once (a FIFO, a pipe or ``-`` cannot be read twice), checked field by
+field before anything uses it (``_validate``), and the import's margins are compared with
+the library's own, which the library computes in a child process on the file's own bytes
+(``_library``): a file that crashes it is refused in one line, never taking teachgbt down.
+
 Every model is built through the public constructor ``BoostingClassifier.from_trees`` /
 ``BoostingRegressor.from_trees``. The teachgbt file format itself (name, version,
 model → dict) lives in ``teachgbt.io.native``, which ``model.save`` uses.
@@ -19,10 +24,9 @@ from __future__ import annotations
 
 import os
 
-from ..core import ModelFileError
 from ..core.tree import Tree
 from ..estimators import BoostingClassifier, BoostingRegressor
-from ._common import ImportAssumptionWarning, build, self_check
+from ._common import ImportAssumptionWarning, build, check_margins, named, self_check
 from ._validate import check_model_dict
 from .native import (
     FORMAT,
@@ -74,43 +78,63 @@ def from_dict(d):
         )
     except (KeyError, TypeError, IndexError, AttributeError) as e:
         raise ValueError(f"the teachgbt model file is incomplete or corrupted ({e!r})") from None
+    check_margins(model)
     return model.set_params(base_score=base_score_param)
 
 
 def load(path):
     """Read a model written by ``model.save(path)``."""
     from ..utils import read_bytes
-    from ._sniff import MAX_FILE, kind_of_start, parse_json
+    from ._sniff import MAX_FILE, display_name, kind_of_start, parse_json
 
-    path = os.fspath(path)
-    data = read_bytes(path, MAX_FILE, "model file", lambda start: kind_of_start(path, start))
-    return _named(path, from_dict, parse_json(path, data))
+    shown = display_name(path)
+    data = read_bytes(path, MAX_FILE, "model file", lambda start: kind_of_start(shown, start))
+    return named(shown, from_dict, parse_json(shown, data))
 
 
-def _named(path, read, content):
-    """``read(content)``, a broken file's error naming the file."""
-    try:
-        return read(content)
-    except ModelFileError as e:
-        raise ModelFileError(f"{os.fspath(path)}: {e}") from None
+_LIBRARY = {"teachgbt": "teachgbt", "xgboost": "an XGBoost", "lightgbm": "a LightGBM"}
+
+
+def _from_file(path, given, expect=None, **options):
+    """The model in the file ``path``, read once (a FIFO or a pipe has no second read),
+    every refusal naming the file; ``expect``: the kind it must be."""
+    from ._sniff import display_name, read_model_file
+
+    kind, content, data = read_model_file(path)
+    shown = display_name(path)
+    if expect is not None and kind != expect:
+        raise ValueError(f"{shown} is {_LIBRARY[kind]} model, not {_LIBRARY[expect]} model")
+    return named(shown, _import_file, kind, content, data, shown, given, options)
+
+
+def _import_file(kind, content, data, shown, given, options):
+    if kind == "teachgbt":
+        return from_dict(content)
+    if kind == "xgboost":
+        from ._xgboost import xgboost_file
+
+        imp, margin = xgboost_file(content, data, shown, **options, **given)
+        return _checked(imp, margin, "XGBoost")
+    from ._lightgbm import lightgbm_file
+
+    imp, margin = lightgbm_file(content, data, shown, **given)
+    return _checked(imp, margin, "LightGBM")
+
+
+def _checked(imp, margin, library):
+    """The model an ``Imported`` describes, its margins checked against the library's."""
+    out = build(imp)
+    self_check(out, margin, library)
+    return out
 
 
 def open_model(path, reg_lambda=None, learning_rate=None, gamma=None):
     """Any model file teachgbt reads, told apart by its content: a teachgbt JSON, an
-    XGBoost ``.json``/``.ubj`` or a LightGBM ``.txt``. ``reg_lambda``, ``learning_rate``
-    and ``gamma`` fill in training parameters the file does not store (XGBoost files)."""
-    from ._sniff import read_model_file
-
-    kind, content = read_model_file(path)
-    if kind == "teachgbt":
-        return _named(path, from_dict, content)
+    XGBoost ``.json``/``.ubj`` or a LightGBM ``.txt`` (``-``: standard input).
+    ``reg_lambda``, ``learning_rate`` and ``gamma`` fill in training parameters the file
+    does not store (XGBoost files)."""
     given = dict(reg_lambda=reg_lambda, learning_rate=learning_rate, gamma=gamma)
-    try:
-        if kind == "xgboost":
-            return _named(path, lambda p: from_xgboost(p, **given), path)
-        return _named(path, lambda p: from_lightgbm(p, **given), path)
-    except (KeyError, TypeError, IndexError, AttributeError) as e:
-        raise ValueError(f"{os.fspath(path)}: a corrupted {kind} model ({e!r})") from None
+    return _from_file(path, given)
 
 
 def from_xgboost(model, reg_lambda=None, learning_rate=None, gamma=None, missing=None):
@@ -145,10 +169,9 @@ def from_xgboost(model, reg_lambda=None, learning_rate=None, gamma=None, missing
     from ._xgboost import xgboost_source
 
     given = dict(reg_lambda=reg_lambda, learning_rate=learning_rate, gamma=gamma)
-    imp, margin = xgboost_source(model, missing=missing, **given)
-    out = build(imp)
-    self_check(out, margin, "XGBoost")
-    return out
+    if isinstance(model, (str, os.PathLike)):
+        return _from_file(model, given, "xgboost", missing=missing)
+    return _checked(*xgboost_source(model, missing=missing, **given), "XGBoost")
 
 
 def from_lightgbm(model, reg_lambda=None, learning_rate=None, gamma=None):
@@ -179,10 +202,9 @@ def from_lightgbm(model, reg_lambda=None, learning_rate=None, gamma=None):
     from ._lightgbm import lightgbm_source
 
     given = dict(reg_lambda=reg_lambda, learning_rate=learning_rate, gamma=gamma)
-    imp, margin = lightgbm_source(model, **given)
-    out = build(imp)
-    self_check(out, margin, "LightGBM")
-    return out
+    if isinstance(model, (str, os.PathLike)):
+        return _from_file(model, given, "lightgbm")
+    return _checked(*lightgbm_source(model, **given), "LightGBM")
 
 
 def from_sklearn(model):
@@ -208,7 +230,4 @@ def from_sklearn(model):
     """
     from ._sklearn import sklearn_source
 
-    imp, margin = sklearn_source(model)
-    out = build(imp)
-    self_check(out, margin, "scikit-learn")
-    return out
+    return _checked(*sklearn_source(model), "scikit-learn")

@@ -38,7 +38,6 @@ __all__ = [
     "xgboost_category_names",
     "lightgbm_sets",
     "lightgbm_category_names",
-    "lightgbm_set_lines",
     "hgb_categories",
     "decode_codes",
     "set_probes",
@@ -137,20 +136,6 @@ def lightgbm_sets(t, k, decision_type, threshold, numbers):
             raise ModelFileError(f"{where}, split {int(i)}: an empty category set")
         sets[int(i)] = codes
     return sets
-
-
-def lightgbm_set_lines(t, k, numbers):
-    """The lines of a tree's category sets, rewritten from their parsed values (for the
-    model text LightGBM itself checks the import against)."""
-    if not t.get("cat_boundaries", "").strip():
-        return ["num_cat=0"]
-    bounds = numbers(t, "cat_boundaries", k, np.int64)
-    words = numbers(t, "cat_threshold", k, np.int64)
-    return [
-        f"num_cat={len(bounds) - 1}",
-        "cat_boundaries=" + " ".join(str(int(v)) for v in bounds),
-        "cat_threshold=" + " ".join(str(int(v)) for v in words),
-    ]
 
 
 def lightgbm_category_names(text, feature_infos, n_features):

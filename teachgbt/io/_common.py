@@ -11,12 +11,13 @@ tree's class and ``base_score`` holds the K starting margins.
 
 from __future__ import annotations
 
-import importlib
+import copy
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core import Model, ModelFileError, check_structure, shorten
 from ..core.losses import get_loss
 from ..core.model import round_and_class
 from ..core.tree import Tree
@@ -25,9 +26,10 @@ from ._categories import set_probes
 
 __all__ = [
     "Imported",
+    "named",
+    "check_margins",
     "ImportAssumptionWarning",
     "build",
-    "library_margin",
     "make_tree",
     "start_scores",
     "multiclass_order",
@@ -113,13 +115,12 @@ def make_tree(
     learning_rate=1.0,
     extra=None,
     order=None,
-    root=0,
     sets=None,
     **routing_kw,
 ):
     """A ``tg.Tree`` from a library's node arrays (indexed by the library's node ids).
 
-    Only the nodes reachable from ``root`` are kept (XGBoost keeps pruned nodes in its
+    Only the nodes reachable from the root (node 0) are kept (XGBoost keeps pruned nodes in its
     arrays), renumbered in the order of ``order`` (default: the library's ids), so that
     node ids match the library's wherever nothing was deleted. ``stats``: n, G, H,
     weight, value, gain, loss_chg and cover (the library's TreeSHAP weight), one entry per
@@ -127,23 +128,13 @@ def make_tree(
     left). ``routing_kw``: the tree's ``rule``, ``missing``, ``zero_missing``,
     ``category_names``.
     """
-    left, right = np.asarray(left), np.asarray(right)
+    left, right = np.asarray(left, dtype=np.int64), np.asarray(right, dtype=np.int64)
     n_lib = len(left)
-    keep = np.zeros(n_lib, dtype=bool)
-    depth = np.zeros(n_lib, dtype=np.int32)
-    parent = np.full(n_lib, -1, dtype=np.int32)
-    stack = [root]
-    while stack:
-        i = stack.pop()
-        if not 0 <= i < n_lib or keep[i]:
-            raise ValueError(f"the tree's child links are broken at node {i}")
-        keep[i] = True
-        if left[i] >= 0:
-            for c in (int(left[i]), int(right[i])):
-                if not 0 <= c < n_lib:
-                    raise ValueError(f"the tree's child links are broken at node {i}")
-                depth[c], parent[c] = depth[i] + 1, i
-                stack.append(c)
+    depth = check_structure(left, right, left >= 0, all_reached=False)  # -1: not reached
+    keep = depth >= 0
+    parent = np.full(n_lib, -1, dtype=np.int64)
+    ids = np.flatnonzero(keep & (left >= 0))
+    parent[left[ids]], parent[right[ids]] = ids, ids
     ids = np.flatnonzero(keep)
     if order is not None:
         ids = ids[np.argsort(np.asarray(order)[ids], kind="stable")]
@@ -156,8 +147,8 @@ def make_tree(
 
     split = np.asarray(left)[ids] >= 0
     arrays = {
-        "left": relink(left),
-        "right": relink(right),
+        "left": np.where(split, relink(left), -1),
+        "right": np.where(split, relink(right), -1),
         "parent": relink(parent),
         "feature": np.where(split, np.asarray(feature)[ids], -1),
         "threshold": np.where(split, np.asarray(threshold, dtype=np.float64)[ids], np.nan),
@@ -178,6 +169,48 @@ def make_tree(
                 sets=sets, **routing_kw)  # fmt: skip
 
 
+def named(shown, read, *args):
+    """``read(*args)``, every refusal naming the file ``shown``: a ``ValueError`` becomes
+    one ``ModelFileError`` "FILE: why"; a structure no check foresaw (a KeyError, TypeError,
+    IndexError or AttributeError from deep inside) is still refused, naming the file."""
+    try:
+        return read(*args)
+    except ValueError as e:
+        msg = str(e)
+        raise ModelFileError(msg if msg.startswith(shown) else f"{shown}: {msg}") from None
+    except KeyError as e:
+        raise ModelFileError(f"{shown}: a corrupted model file (it lacks {e.args[0]!r})") from None
+    except (TypeError, IndexError, AttributeError) as e:
+        raise ModelFileError(f"{shown}: a corrupted model file ({e})") from None
+
+
+def check_margins(model):
+    """Refuse a model whose margins can leave the precision its trees' values are added
+    in (float32 for XGBoost's kind, float64 for scikit-learn's GBDT): a leaf value or base
+    score of 1e308 would predict inf, or NaN probabilities, with no error. The largest
+    margin a class can reach is |its base margin| + Σ over its trees of max |leaf value|."""
+    inner = model.model_
+    top = float(np.finfo(inner.margin_dtype).max)
+    K = inner.n_outputs
+    with np.errstate(over="ignore", invalid="ignore"):
+        reach = np.abs(np.asarray(inner.base_margin, dtype=np.float64).reshape(-1)) * np.ones(K)
+    if not np.all(reach <= top):
+        raise ModelFileError(
+            f"its base score {shorten(inner.base_score)} gives a starting margin beyond "
+            f"{np.dtype(inner.margin_dtype).name}, the precision its margins are added in"
+        )
+    for k, tree in enumerate(inner.trees):
+        leaves = np.abs(tree.value[tree.is_leaf])
+        i = int(np.flatnonzero(tree.is_leaf)[np.argmax(leaves)])
+        reach[k % K] += leaves.max()
+        if not reach[k % K] <= top:
+            raise ModelFileError(
+                f"tree {k + 1}, node {i}: its leaf value {float(tree.value[i]):.4g} takes "
+                f"the margin beyond {np.dtype(inner.margin_dtype).name}, the precision the "
+                "trees' values are added in (predictions would be inf or NaN)"
+            )
+
+
 def build(imp):
     """The fitted teachgbt model an ``Imported`` describes."""
     cls = BoostingClassifier if imp.is_classifier else BoostingRegressor
@@ -196,28 +229,8 @@ def build(imp):
         **imp.params,
     )
     model.import_notes_ = list(imp.notes)
+    check_margins(model)
     return model
-
-
-def library_margin(library, module, read, margin):
-    """The library's own margins for a model file teachgbt has read, to check the import
-    against: ``margin(read(lib))`` with ``lib`` the library's module (``module``), or None
-    when it is not installed. When the library cannot read the file, a warning says why
-    and None is returned: teachgbt read the file; the check against the library is extra."""
-    try:
-        lib = importlib.import_module(module)
-    except ImportError:
-        return None
-    try:
-        booster = read(lib)
-    except Exception as e:
-        warnings.warn(
-            f"{library} could not read this model file to check the import ({e})",
-            ImportAssumptionWarning,
-            stacklevel=5,
-        )
-        return None
-    return margin(booster)
 
 
 def warn_assumed(library, assumed, depends, how):
@@ -277,6 +290,65 @@ def probe_rows(trees, n_features, seed=0, missing=True):
     return X
 
 
+def _narrowed(tree, column):
+    """A copy of ``tree`` reading only the features it splits on, renumbered by
+    ``column`` (old feature → new)."""
+    out = copy.copy(tree)
+    out.feature = np.where(tree.feature >= 0, column[np.maximum(tree.feature, 0)], -1)
+    out.feature = out.feature.astype(tree.feature.dtype)
+    out.n_features = int(column.max()) + 1
+    out.feature_names = None
+    out.zero_missing = tuple(int(column[j]) for j in tree.zero_missing if column[j] >= 0)
+    out.category_names = {int(column[j]): v for j, v in tree.category_names.items()
+                          if column[j] >= 0}  # fmt: skip
+    out.round = out.class_ = None
+    return out
+
+
+def probe(model, missing=True):
+    """(teachgbt's margins, the probe rows) for the self-check. Only the features the
+    trees split on get probe columns (a model may declare a million features; 4096 probe
+    rows as wide as that would ask for 34 GB): the margins are teachgbt's on those
+    columns, the rows a scipy CSR matrix as wide as the model holding just them, which the
+    library reads as its full input (a value it does not hold is one no tree reads)."""
+    from scipy.sparse import csr_matrix
+
+    inner = model.model_
+    used = np.unique(np.concatenate([t.feature[t.feature >= 0] for t in inner.trees] + [[0]]))
+    column = np.full(inner.n_features, -1, dtype=np.int64)
+    column[used] = np.arange(len(used))
+    trees = [_narrowed(t, column) for t in inner.trees]
+    X = probe_rows(trees, len(used), missing=missing)
+    narrow = Model(
+        trees,
+        inner.base_score,
+        inner.loss,
+        n_features=len(used),
+        margin_dtype=inner.margin_dtype,
+        best_iteration=inner.best_iteration,
+        categories={int(column[j]): v for j, v in inner.categories.items() if column[j] >= 0},
+    )
+    ours = narrow.margins(narrow.check_X(X)[0])
+    n = len(X)
+    rows = csr_matrix(
+        (X.reshape(-1), np.tile(used, n), np.arange(n + 1) * len(used)),
+        shape=(n, inner.n_features),
+    )
+    return ours, rows
+
+
+DENSE_CELLS = 1 << 22  # values in one dense block of probe rows (32 MB)
+
+
+def dense_chunks(rows, cells=DENSE_CELLS):
+    """The CSR probe rows as dense blocks of at most ``cells`` values (unstored: 0), for a
+    library that takes or reads dense input differently: a wide model is read a few rows
+    at a time."""
+    step = max(1, cells // max(rows.shape[1], 1))
+    for start in range(0, rows.shape[0], step):
+        yield rows[start : start + step].toarray()
+
+
 def margin_gap(ours, theirs):
     """The worst relative gap between two margin arrays (NaN on one side only: inf)."""
     ours, theirs = np.asarray(ours, dtype=np.float64), np.asarray(theirs, dtype=np.float64)
@@ -288,15 +360,16 @@ def margin_gap(ours, theirs):
 
 def self_check(model, library_margin, library):
     """Warn unless the imported model's margins equal the library's own on probe rows
-    (``probe_rows``); the warning gives the worst gap over every row checked."""
+    (``probe``); the warning gives the worst gap over every row checked. A library
+    that cannot read a model file at all refuses it (``ModelFileError`` from
+    ``library_margin``, see ``_library``)."""
     if library_margin is None:
         return
-    X = probe_rows(
-        model.trees_, model.n_features_in_, missing=getattr(library_margin, "missing", True)
-    )
-    ours = model.decision_function(X)
+    ours, rows = probe(model, missing=getattr(library_margin, "missing", True))
     try:
-        theirs = np.asarray(library_margin(X), dtype=np.float64).reshape(ours.shape)
+        theirs = np.asarray(library_margin(rows), dtype=np.float64).reshape(ours.shape)
+    except ModelFileError:
+        raise
     except Exception as e:  # the check is a safety net: it must not stop an import
         warnings.warn(
             f"could not compare the imported margins with {library}'s own ({e})",
@@ -308,7 +381,7 @@ def self_check(model, library_margin, library):
     if not gap <= _SELF_CHECK_TOL:
         warnings.warn(
             f"the imported model's margins differ from {library}'s own by up to {gap:.3g} "
-            f"(relative, over {len(X)} probe rows); please report this with the model",
+            f"(relative, over {len(ours)} probe rows); please report this with the model",
             ImportAssumptionWarning,
             stacklevel=3,
         )

@@ -26,24 +26,24 @@ one-vs-all sigmoids, whose probabilities do not sum to 1) is refused: it is not 
 
 from __future__ import annotations
 
-import os
 import warnings
+from collections import deque
 
 import numpy as np
 
-from ..core import check_imported_tree
-from ._categories import lightgbm_category_names, lightgbm_set_lines, lightgbm_sets
+from ..core import ModelFileError, check_count, check_imported_tree, shorten
+from ._categories import lightgbm_category_names, lightgbm_sets
 from ._common import (
     ImportAssumptionWarning,
     Imported,
-    library_margin,
+    dense_chunks,
     make_tree,
     multiclass_order,
     start_scores,
 )
-from ._validate import check_model_counts
+from ._validate import check_lightgbm_layout, check_model_counts, check_tree_sizes
 
-__all__ = ["read_lightgbm", "lightgbm_source"]
+__all__ = ["read_lightgbm", "lightgbm_file", "lightgbm_source"]
 
 _LGB_DEFAULTS = {"learning_rate": 0.1, "reg_lambda": 0.0, "gamma": 0.0}
 _PARAM_NAMES = {
@@ -67,9 +67,11 @@ _SPLIT_KEYS = (
 
 
 def _sections(text):
-    """(header dict, list of tree dicts, parameters dict) of a model text."""
-    lines = text.splitlines()
-    stripped = [ln.strip() for ln in lines]
+    """(header dict, list of tree dicts, parameters dict) of a model text, read as
+    LightGBM reads it: the header, then ``Tree=0``, ``Tree=1``, ... up to ``end of
+    trees``, then the importances and parameters. Anything that would make LightGBM read
+    other trees than these is refused (``check_lightgbm_layout``)."""
+    stripped = [ln.strip() for ln in text.splitlines()]  # one copy of a large text, not two
     if "end of trees" not in stripped or (
         "parameters:" in stripped and "end of parameters" not in stripped
     ):
@@ -77,11 +79,11 @@ def _sections(text):
             "the LightGBM model text ends early (no 'end of trees' or 'end of "
             "parameters'): a truncated file?"
         )
+    check_lightgbm_layout(text, stripped)
     header, trees, params = {}, [], {}
     current = header
     in_params = False
-    for raw in lines:
-        ln = raw.strip()
+    for ln in stripped:
         if ln == "end of trees":
             current = None
         elif ln == "parameters:":
@@ -107,7 +109,7 @@ def _numbers(tree, key, k, dtype=np.float64, n=None):
         raise ValueError(f"tree {k} of the LightGBM model lacks {key!r}: corrupted?") from None
     try:
         out = np.array(text.split(), dtype=dtype)
-    except ValueError:
+    except (ValueError, OverflowError):
         raise ValueError(f"tree {k}: {key!r} holds something that is not a number") from None
     if n is not None and len(out) != n:
         raise ValueError(f"tree {k}: {key!r} has {len(out)} entries, expected {n}")
@@ -135,13 +137,124 @@ def _zero_missing_features(trees):
     return tuple(sorted(out))
 
 
+def _split_columns(t, k, L, names, zero_missing):
+    """The node arrays of a tree with ``L`` ≥ 2 leaves, splits first (LightGBM's split ids),
+    then the leaves: children, features, thresholds, where NaN goes, gains, H and n; and
+    its set splits {split: codes}."""
+    n_int = L - 1
+    c = {key: _numbers(t, key, k, n=L if key.startswith("leaf") else n_int) for key in _SPLIT_KEYS}
+    _check_splits(t, c, k, L)
+    dt = c["decision_type"].astype(np.int64)
+    feature = c["split_feature"].astype(np.int64)
+    # set splits (decision_type bit 1): the set goes left, NaN and other codes right
+    sets = lightgbm_sets(t, k, dt, c["threshold"], _numbers)
+    t_le = np.where(dt & 1, np.nan, c["threshold"])
+    missing = (dt >> 2) & 3
+    default_left = (dt & 2).astype(bool)
+    zero_left = 0.0 <= t_le  # where 0 goes by the comparison
+    # NaN: by the default for missing type NaN; else read as 0 (NumericalDecision), which
+    # goes the default way for type Zero and by 0 ≤ t for type None
+    nan_left = np.where(missing == _MISSING_NONE, zero_left, default_left) & ((dt & 1) == 0)
+    # on a zero_missing feature 0 is routed as NaN: a NaN-type split there must send 0
+    # where its comparison does
+    clash = (missing == _MISSING_NAN) & np.isin(feature, zero_missing) & ((dt & 1) == 0)
+    clash &= default_left != zero_left
+    if clash.any():
+        i = int(np.flatnonzero(clash)[0])
+        raise ValueError(
+            f"tree {k}, split {i}: feature {int(feature[i])} has 0 as its missing value in "
+            "another split but NaN here, with NaN and 0 going different ways: not supported"
+        )
+
+    def child(v):  # a negative child ~j is leaf j, numbered after the n_int splits
+        v = v.astype(np.int64)
+        return np.where(v < 0, n_int + (~v), v)
+
+    leaves = np.full(L, -1)
+    cols = dict(
+        left=np.concatenate([child(c["left_child"]), leaves]),
+        right=np.concatenate([child(c["right_child"]), leaves]),
+        feature=np.concatenate([feature, leaves]),
+        threshold=np.concatenate([t_le, np.full(L, np.nan)]),
+        default_left=np.concatenate([nan_left, np.ones(L, bool)]),
+        split_gain=np.concatenate([c["split_gain"], np.full(L, np.nan)]),
+        H=np.concatenate([c["internal_weight"], c["leaf_weight"]]),
+        n=np.concatenate([c["internal_count"], c["leaf_count"]]).astype(np.int64),
+    )
+    return cols, sets
+
+
+def _check_splits(t, c, k, L):
+    """What LightGBM indexes with, checked before it is used: children (a split id below
+    L − 1, or ~j for leaf j below L), decision types (missing type 0, 1 or 2), thresholds
+    (a number; for a set split an index into its ``num_cat`` category sets) and the
+    category sets themselves (``cat_boundaries`` into ``cat_threshold``)."""
+    n_int = L - 1
+    for side in ("left_child", "right_child"):
+        v = c[side]
+        bad = (v != np.round(v)) | np.where(v >= 0, v >= n_int, ~v.astype(np.int64) >= L)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ModelFileError(
+                f"tree {k}, split {i}: its {side} {v[i]:g} is neither a split (0 to "
+                f"{n_int - 1}) nor a leaf (-1 to {-L})"
+            )
+    dt = c["decision_type"]
+    odd = (dt != np.round(dt)) | (dt < 0) | (dt > 15) | ((dt.astype(np.int64) >> 2) & 3 == 3)
+    if odd.any():
+        i = int(np.argmax(odd))
+        raise ModelFileError(
+            f"tree {k}, split {i}: decision_type {dt[i]:g} is not one LightGBM writes"
+        )
+    categorical = (dt.astype(np.int64) & 1).astype(bool)
+    nan = ~categorical & np.isnan(c["threshold"])
+    if nan.any():
+        raise ModelFileError(f"tree {k}, split {int(np.argmax(nan))}: its threshold is NaN")
+    n_cat = _whole(t, "num_cat", k, 0)
+    if not n_cat and not categorical.any():
+        return
+    bounds = _numbers(t, "cat_boundaries", k, np.int64, n_cat + 1)
+    words = _numbers(t, "cat_threshold", k, np.int64)
+    if bounds[0] != 0 or bounds[-1] != len(words) or (np.diff(bounds) < 0).any():
+        raise ModelFileError(f"tree {k}: cat_boundaries do not split its cat_threshold")
+    if ((words < 0) | (words >= 2**32)).any():
+        raise ModelFileError(f"tree {k}: cat_threshold holds a value beyond 32 bits")
+    index = c["threshold"][categorical]
+    if ((index != np.round(index)) | (index < 0) | (index >= n_cat)).any():
+        raise ModelFileError(f"tree {k}: a set split names no category set of its {n_cat}")
+
+
+def _whole(t, key, k, default):
+    """A tree's count ``key`` (num_leaves, num_cat, is_linear): a whole number ≥ 0."""
+    text = t.get(key, str(default)).strip() or str(default)
+    if not text.isdigit() or len(text) > 12:
+        raise ModelFileError(f"tree {k}: {key}={shorten(text)} is not a whole number")
+    return int(text)
+
+
+def _leaf_columns(t, k):
+    """The node arrays of a single-leaf tree (no split)."""
+    return dict(
+        left=[-1],
+        right=[-1],
+        feature=[-1],
+        threshold=[np.nan],
+        default_left=[True],
+        split_gain=[np.nan],
+        H=_leaf_stat(t, "leaf_weight", k, np.float64),
+        n=_leaf_stat(t, "leaf_count", k, np.int64),
+    )
+
+
 def _tree(t, k, p, n_features, names, bias, zero_missing):
     """One LightGBM tree; ``bias``: the initial score folded into it (0 for later trees);
     ``zero_missing``: the model's features on which 0 is missing."""
-    L = int(_numbers(t, "num_leaves", k, np.int64)[0])
+    if "num_leaves" not in t:
+        raise ModelFileError(f"tree {k} lacks num_leaves")
+    L = _whole(t, "num_leaves", k, 0)
     if L < 1:
-        raise ValueError(f"tree {k}: num_leaves={L}")
-    if int(t.get("is_linear", "0") or 0):
+        raise ModelFileError(f"tree {k}: num_leaves={L}")
+    if _whole(t, "is_linear", k, 0):
         raise ValueError(
             f"tree {k} is a linear tree (linear_tree=true): its leaves hold linear models of "
             "the features, not one number each, so it is not a tree of teachgbt's kind"
@@ -150,61 +263,9 @@ def _tree(t, k, p, n_features, names, bias, zero_missing):
     lr, lam = p["learning_rate"], p["reg_lambda"]
     n_int = L - 1
     if L == 1:
-        leaf_weight = _leaf_stat(t, "leaf_weight", k, np.float64)
-        leaf_count = _leaf_stat(t, "leaf_count", k, np.int64)
-        sets = {}
-        cols = dict(
-            left=[-1],
-            right=[-1],
-            feature=[-1],
-            threshold=[np.nan],
-            default_left=[True],
-            split_gain=[np.nan],
-            H=leaf_weight,
-            n=leaf_count,
-        )
+        cols, sets = _leaf_columns(t, k), {}
     else:
-        c = {
-            key: _numbers(t, key, k, n=L if key.startswith("leaf") else n_int)
-            for key in _SPLIT_KEYS
-        }
-        dt = c["decision_type"].astype(np.int64)
-        feature = c["split_feature"].astype(np.int64)
-        # set splits (decision_type bit 1): the set goes left, NaN and other codes right
-        sets = lightgbm_sets(t, k, dt, c["threshold"], _numbers)
-        t_le = np.where(dt & 1, np.nan, c["threshold"])
-        missing = (dt >> 2) & 3
-        default_left = (dt & 2).astype(bool)
-        zero_left = 0.0 <= t_le  # where 0 goes by the comparison
-        # NaN: by the default for missing type NaN; else read as 0 (NumericalDecision), which
-        # goes the default way for type Zero and by 0 ≤ t for type None
-        nan_left = np.where(missing == _MISSING_NONE, zero_left, default_left) & ((dt & 1) == 0)
-        # on a zero_missing feature 0 is routed as NaN: a NaN-type split there must send 0
-        # where its comparison does
-        clash = (missing == _MISSING_NAN) & np.isin(feature, zero_missing) & ((dt & 1) == 0)
-        clash &= default_left != zero_left
-        if clash.any():
-            i = int(np.flatnonzero(clash)[0])
-            raise ValueError(
-                f"tree {k}, split {i}: feature {int(feature[i])} has 0 as its missing value in "
-                "another split but NaN here, with NaN and 0 going different ways: not supported"
-            )
-
-        def child(v):  # a negative child ~j is leaf j, numbered after the n_int splits
-            v = v.astype(np.int64)
-            return np.where(v < 0, n_int + (~v), v)
-
-        leaves = np.full(L, -1)
-        cols = dict(
-            left=np.concatenate([child(c["left_child"]), leaves]),
-            right=np.concatenate([child(c["right_child"]), leaves]),
-            feature=np.concatenate([feature, leaves]),
-            threshold=np.concatenate([t_le, np.full(L, np.nan)]),
-            default_left=np.concatenate([nan_left, np.ones(L, bool)]),
-            split_gain=np.concatenate([c["split_gain"], np.full(L, np.nan)]),
-            H=np.concatenate([c["internal_weight"], c["leaf_weight"]]),
-            n=np.concatenate([c["internal_count"], c["leaf_count"]]).astype(np.int64),
-        )
+        cols, sets = _split_columns(t, k, L, names, zero_missing)
     left, right = np.asarray(cols["left"]), np.asarray(cols["right"])
     n_nodes = len(left)
     H = np.asarray(cols["H"], dtype=np.float64)
@@ -213,14 +274,14 @@ def _tree(t, k, p, n_features, names, bias, zero_missing):
     G = -weight * (H + lam)  # leaves: w* = −G/(H+λ) solved for G
     if not p["G_recoverable"]:
         G[:] = np.nan
-    # a split's G is the sum of its leaves' G; children have larger ids than LightGBM parents
-    # is not guaranteed, so walk from the leaves up
-    check_imported_tree(left, right, cols["feature"], leaf_value, n_features, f"tree {k}")
+    # a split's G is the sum of its leaves' G; that children have larger ids than their
+    # parents is not guaranteed in LightGBM, so go up level by level from the deepest
+    depth = check_imported_tree(left, right, cols["feature"], leaf_value, n_features, f"tree {k}")
+    for d in range(int(depth.max()) - 1, -1, -1):
+        at = np.flatnonzero((depth == d) & (left >= 0))
+        G[at] = G[left[at]] + G[right[at]]
+        weight[at] = -G[at] / (H[at] + lam)
     order = _bfs(left, right)
-    for i in order[::-1]:
-        if left[i] >= 0:
-            G[i] = G[left[i]] + G[right[i]]
-            weight[i] = -G[i] / (H[i] + lam)
     value = lr * weight
     value[n_int:] = leaf_value
     split_gain = np.asarray(cols["split_gain"], dtype=np.float64)
@@ -257,9 +318,11 @@ def _tree(t, k, p, n_features, names, bias, zero_missing):
 
 
 def _bfs(left, right):
-    out, queue = [], [0]
+    """The nodes in breadth-first order (a deque: popping a list's front is linear, which
+    made a 200k-leaf tree take seconds)."""
+    out, queue = [], deque([0])
     while queue:
-        i = queue.pop(0)
+        i = queue.popleft()
         out.append(i)
         if left[i] >= 0:
             queue.extend((int(left[i]), int(right[i])))
@@ -268,21 +331,22 @@ def _bfs(left, right):
 
 def _float(params, key, default):
     try:
-        return float(params.get(key, default))
+        v = float(params.get(key, default))
     except (TypeError, ValueError):
-        raise ValueError(
-            f"the LightGBM parameter {key}={params.get(key)!r} is not a number"
-        ) from None
+        v = np.nan
+    if not np.isfinite(v):
+        raise ValueError(f"its {key}={shorten(params.get(key))} is not a finite number")
+    return v
 
 
 def _initial_score(first, p, lp):
     """The initial score LightGBM folded into a first-round tree (0 if none): it stamps
     such a tree shrinkage=1; its root value is the initial score."""
-    if float(first.get("shrinkage", 1)) != 1.0 or (
+    if _float(first, "shrinkage", 1) != 1.0 or (
         p["learning_rate"] == 1.0 and not _float(lp, "boost_from_average", 1)
     ):
         return 0.0
-    key = "internal_value" if int(first.get("num_leaves", 1)) > 1 else "leaf_value"
+    key = "internal_value" if _whole(first, "num_leaves", 0, 1) > 1 else "leaf_value"
     return float(_numbers(first, key, 0)[0])
 
 
@@ -388,16 +452,44 @@ def _booster(header, lp, name, notes):
     return boosting
 
 
+def _check_header(header, n_trees):
+    """The header's counts, as whole numbers in range and agreeing (LightGBM sizes its
+    arrays by them): classes, trees a round (the same number), the last feature's index,
+    the label's. Returns (the number of features, trees a round)."""
+    counts = {}
+    for key, default in (("num_class", None), ("num_tree_per_iteration", "1"),
+                         ("max_feature_idx", None), ("label_index", "0")):  # fmt: skip
+        text = header.get(key, default)
+        if text is None:
+            raise ModelFileError(f"its header lacks {key}")
+        text = text.strip()
+        if not text.lstrip("-").isdigit() or len(text) > 12:
+            raise ModelFileError(f"its {key}={shorten(text)} is not a whole number")
+        counts[key] = int(text)
+    K = counts["num_tree_per_iteration"]
+    if counts["num_class"] != K or K < 1:
+        raise ModelFileError(
+            f"its num_class={counts['num_class']} and num_tree_per_iteration={K} disagree "
+            "(LightGBM writes one tree a round per class, at least one)"
+        )
+    for token in header.get("objective", "").split():
+        head, _, value = token.partition(":")
+        if head == "num_class" and not value.isdigit():
+            raise ModelFileError(f"its objective's {shorten(token)} is not a whole number")
+    n_features = counts["max_feature_idx"] + 1
+    check_model_counts("LightGBM", n_features, K, n_trees)
+    check_count("label_index", counts["label_index"], 0, None, "this LightGBM model")
+    return n_features, K
+
+
 def read_lightgbm(text, source="model file", classes=None, **given):
     """``Imported`` from a LightGBM model text."""
     header, trees, lp = _sections(text)
     if header.get("version") is None or "objective" not in header:
         raise ValueError("not a complete LightGBM model: its header lacks version or objective")
-    K = int(header.get("num_tree_per_iteration", 1))
+    n_features, K = _check_header(header, len(trees))
     name, objective, objective_params, is_clf, notes = _objective(header, lp, K, classes)
     boosting = _booster(header, lp, name, notes)
-    n_features = int(header.get("max_feature_idx", -1)) + 1
-    check_model_counts("LightGBM", n_features, K, len(trees))
     names = header.get("feature_names", "").split() or None
     if names is not None and len(names) != n_features:
         raise ValueError(f"{len(names)} feature names for {n_features} features")
@@ -419,6 +511,7 @@ def read_lightgbm(text, source="model file", classes=None, **given):
         _tree(t, k, p, n_features, names, bias[k] if k < K else 0.0, zero_missing)
         for k, t in enumerate(trees)
     ]
+    check_tree_sizes(text, header, len(trees))
     if boosting == "rf" and n_rounds:
         for tree in out:  # a forest averages: each tree adds its leaf / n
             tree.value = tree.value / n_rounds
@@ -483,17 +576,15 @@ def _train_params(lp, given, notes):
     return p, l1, mds
 
 
-def lightgbm_source(model, **given):
-    """``Imported`` and LightGBM's own margin function (None for a file when LightGBM is
-    not installed)."""
-    if isinstance(model, (str, os.PathLike)):
-        from ._sniff import read_model_file
+def lightgbm_file(text, data, shown, **given):
+    """``Imported`` from a model text already read (``data`` its bytes, ``shown`` its
+    name), and LightGBM's own margins on the file (None without LightGBM)."""
+    imp = read_lightgbm(text, f"model file {shown}", **given)
+    return imp, _per_tree(_file_margin(data), imp)
 
-        kind, text = read_model_file(model)
-        if kind != "lightgbm":
-            raise ValueError(f"{os.fspath(model)} is a {kind} model, not a LightGBM model")
-        imp = read_lightgbm(text, f"model file {os.fspath(model)}", **given)
-        return imp, _per_tree(_file_margin(text), imp)
+
+def lightgbm_source(model, **given):
+    """``Imported`` from a Booster or an LGBMModel, and LightGBM's own margin function."""
     classes = None
     if hasattr(model, "booster_"):  # LGBMClassifier / LGBMRegressor
         if getattr(model, "classes_", None) is not None:
@@ -520,51 +611,25 @@ def _per_tree(margin, imp):
     return lambda X: np.asarray(margin(X), dtype=np.float64) / scale
 
 
-_INT_KEYS = ("split_feature", "decision_type", "left_child", "right_child", "leaf_count",
-             "internal_count")  # fmt: skip
-_FLOAT_KEYS = ("split_gain", "threshold", "leaf_value", "leaf_weight", "internal_weight")
+def _file_margin(data):
+    """LightGBM's margins for the model file's own bytes ``data`` (never a text rebuilt
+    from teachgbt's parse: that would hide a part LightGBM reads differently), computed in
+    a child process (``_library``: a crafted file can crash LightGBM's parser), when
+    LightGBM is installed (else None)."""
+    from ._library import installed, library_margins
 
+    if not installed("lightgbm"):
+        return None
 
-def _checked_text(text):
-    """The model text rebuilt from what ``read_lightgbm`` validated, for LightGBM itself
-    to read: every number re-written from its parsed value (exact for floats), only the
-    fields prediction needs. LightGBM's own parser must never see a damaged file: it can
-    end the process (a crash, not an error) on one that teachgbt's reader accepts."""
-    header, trees, _ = _sections(text)
-    K = int(header.get("num_tree_per_iteration", 1))
-    # raw scores do not depend on the objective: any objective of K outputs reads the trees
-    objective = "regression" if K == 1 else f"multiclass num_class:{K}"
-    n_features = int(header.get("max_feature_idx", -1)) + 1
-    lines = ["tree", "version=v4", f"num_class={K}", f"num_tree_per_iteration={K}",
-             "label_index=0", f"max_feature_idx={n_features - 1}",
-             f"objective={objective}",
-             "feature_names=" + " ".join(f"Column_{j}" for j in range(n_features)),
-             "feature_infos=" + " ".join(["none"] * n_features), ""]  # fmt: skip
-    for k, t in enumerate(trees):
-        L = int(_numbers(t, "num_leaves", k, np.int64)[0])
-        lines += [f"Tree={k}", f"num_leaves={L}", *lightgbm_set_lines(t, k, _numbers)]
-        for key in _INT_KEYS + _FLOAT_KEYS:
-            if L == 1 and key != "leaf_value":  # a single leaf: no split, no statistics needed
-                continue
-            values = _numbers(t, key, k, np.int64 if key in _INT_KEYS else np.float64)
-            lines.append(f"{key}=" + " ".join(repr(v.item()) for v in values))
-        lines += [f"shrinkage={float(t.get('shrinkage', 1))!r}", ""]
-    return "\n".join(lines + ["end of trees", ""])
+    def margin(rows):
+        return library_margins("lightgbm", data, rows)
 
-
-def _file_margin(text):
-    """LightGBM's margins for a model text teachgbt has read, when LightGBM is installed
-    (read from ``_checked_text``, never from the file itself)."""
-    return library_margin(
-        "LightGBM",
-        "lightgbm",
-        lambda lightgbm: lightgbm.Booster(model_str=_checked_text(text)),
-        _margin,
-    )
+    return margin
 
 
 def _margin(booster):
-    def margin(X):
-        return booster.predict(np.asarray(X, dtype=np.float64), raw_score=True)
+    def margin(rows):  # the probe rows, as dense blocks: LightGBM reads a CSR value at
+        # the edge of its zero band (|x| about 1e-35) otherwise than the same dense value
+        return np.concatenate([booster.predict(X, raw_score=True) for X in dense_chunks(rows)])
 
     return margin

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._categories import bitset_codes, decode_codes, hgb_categories
-from ._common import Imported, make_tree, multiclass_order, start_scores
+from ._common import Imported, dense_chunks, make_tree, multiclass_order, start_scores
 
 __all__ = ["sklearn_source"]
 
@@ -466,7 +466,10 @@ def _margin(model, imp):
     ``_raw_predict``), a forest's (positive class's) probabilities."""
     kind = type(model).__name__
 
-    def margin(X):
+    def margin(rows):  # the probe rows: a CSR matrix, read as dense blocks
+        return np.concatenate([_margin_of(X) for X in dense_chunks(rows)])
+
+    def _margin_of(X):
         X = np.asarray(X, dtype=np.float64)
         if imp.categories:  # the codes as the category values the model's encoder reads
             X = decode_codes(X, imp.categories)

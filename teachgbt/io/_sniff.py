@@ -13,35 +13,45 @@ import os
 
 from ..utils import read_bytes
 
-__all__ = ["KINDS", "MAX_FILE", "read_model_file", "parse_json", "kind_of_start"]
+__all__ = ["KINDS", "MAX_FILE", "read_model_file", "parse_json", "kind_of_start", "display_name"]
 
 KINDS = ("teachgbt", "xgboost", "lightgbm")
 MAX_FILE = 1 << 30  # bytes; larger is not a tree model anyone teaches with
 
 
 def read_model_file(path):
-    """``(kind, content)``: kind in ``KINDS``; content a dict (JSON/UBJSON) or text."""
+    """``(kind, content, data)`` of the model file ``path`` (``-``: standard input), read
+    once (a FIFO or a pipe can be read only once): kind in ``KINDS``; content a dict
+    (JSON/UBJSON) or text; data its bytes, which the library's own check reads."""
     path = os.fspath(path)
-    if not os.path.exists(path):
+    if path != "-" and not os.path.exists(path):
         raise FileNotFoundError(2, "no such file", path)
-    data = read_bytes(path, MAX_FILE, "model file", lambda start: kind_of_start(path, start))
+    shown = display_name(path)
+    data = read_bytes(path, MAX_FILE, "model file", lambda start: kind_of_start(shown, start))
     if not data.strip():
-        raise ValueError(f"{path} is empty: not a model file")
-    if kind_of_start(path, data) == "ubjson":
+        raise ValueError(f"{shown} is empty: not a model file")
+    kind = kind_of_start(shown, data)
+    if kind == "ubjson":
         from ._ubjson import loads
 
         try:
             d = loads(data)
         except ValueError as e:
-            raise ValueError(f"{path}: {e} (a truncated or corrupted .ubj file?)") from None
-        return _json_kind(path, d), d
-    if kind_of_start(path, data) == "json":
-        d = parse_json(path, data)
-        return _json_kind(path, d), d
+            raise ValueError(f"{shown}: {e} (a truncated or corrupted .ubj file?)") from None
+        return _json_kind(shown, d), d, data
+    if kind == "json":
+        d = parse_json(shown, data)
+        return _json_kind(shown, d), d, data
     try:
-        return "lightgbm", data.decode("utf-8")
+        return "lightgbm", data.decode("utf-8"), data
     except UnicodeDecodeError:
-        raise ValueError(f"{path} looks like a LightGBM model but is not text") from None
+        raise ValueError(f"{shown} looks like a LightGBM model but is not text") from None
+
+
+def display_name(path):
+    """How messages name a file: its path, or "standard input" for ``-``."""
+    path = os.fspath(path)
+    return "standard input" if path == "-" else path
 
 
 def parse_json(path, data):

@@ -26,14 +26,12 @@ from __future__ import annotations
 
 import json
 import math
-import os
 
 import numpy as np
 
 from ._categories import xgboost_category_names, xgboost_set_splits
 from ._common import (
     Imported,
-    library_margin,
     make_tree,
     multiclass_order,
     unknown_count,
@@ -367,22 +365,22 @@ def _check_missing(missing):
     return missing
 
 
+def xgboost_file(d, data, shown, missing=None, **given):
+    """``Imported`` from a model file already read (``d`` its content, ``data`` its bytes,
+    ``shown`` its name), and XGBoost's own margins on it (None without XGBoost). A file
+    does not store the value that marks a missing input: NaN unless ``missing`` is given."""
+    missing = math.nan if missing is None else _check_missing(missing)
+    imp = read_xgboost(d, None, f"model file {shown}", missing=missing, **given)
+    return imp, _file_margin(data, imp, missing)
+
+
 def xgboost_source(model, missing=None, **given):
-    """``Imported`` from a Booster, an XGBModel or a file path, and a margin function
-    (X -> XGBoost's own margins) when XGBoost itself is installed, else None.
+    """``Imported`` from a Booster or an XGBModel, and a margin function (probe rows ->
+    XGBoost's own margins).
 
     ``missing``: the value that marks a missing input. An XGBClassifier/XGBRegressor
-    knows its own (``missing=`` here must then agree or be None); a Booster or a file
-    does not store it, so it is NaN unless given."""
-    if isinstance(model, (str, os.PathLike)):
-        from ._sniff import read_model_file
-
-        kind, d = read_model_file(model)
-        if kind != "xgboost":
-            raise ValueError(f"{os.fspath(model)} is a {kind} model, not an XGBoost model")
-        missing = math.nan if missing is None else _check_missing(missing)
-        imp = read_xgboost(d, None, f"model file {os.fspath(model)}", missing=missing, **given)
-        return imp, _file_margin(model, imp, missing)
+    knows its own (``missing=`` here must then agree or be None); a Booster does not
+    store it, so it is NaN unless given."""
     classes = None
     if hasattr(model, "get_booster"):  # XGBClassifier / XGBRegressor
         own = _check_missing(model.get_params().get("missing", math.nan))
@@ -414,25 +412,31 @@ def _same(a, b):
     return a == b or (math.isnan(a) and math.isnan(b))
 
 
-def _file_margin(path, imp, missing):
-    """XGBoost's margins for the model file, when XGBoost is installed (else None)."""
-    return library_margin(
-        "XGBoost",
-        "xgboost",
-        lambda xgboost: xgboost.Booster(model_file=os.fspath(path)),
-        lambda booster: _booster_margin(booster, imp, missing),
-    )
+def _file_margin(data, imp, missing):
+    """XGBoost's margins for the model file's bytes ``data``, computed in a child process
+    (``_library``: a crafted file can crash XGBoost's reader), when XGBoost is installed
+    (else None)."""
+    from ._library import installed, library_margins
+
+    if not installed("xgboost"):
+        return None
+    end = imp.best_iteration + 1 if imp.best_iteration is not None else 0
+
+    def margin(rows):
+        return library_margins("xgboost", data, rows, missing, iteration_end=end)
+
+    return margin
 
 
 def _booster_margin(booster, imp, missing):
-    def margin(X):
+    def margin(rows):  # the probe rows: a CSR matrix as wide as the model
         import xgboost
 
         best = imp.best_iteration
         rng = (0, best + 1) if best is not None else (0, 0)
         types = booster.feature_types
         dm = xgboost.DMatrix(
-            np.asarray(X, dtype=np.float64),
+            rows,
             missing=missing,
             feature_names=booster.feature_names,
             feature_types=types,

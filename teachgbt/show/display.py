@@ -77,9 +77,11 @@ class Table:
                 return [_LEAF] * len(row)
             return [""] * len(row)
 
-        st = df.style.apply(rows, axis=1).format(precision=self.precision)
+        # names and labels come from the user's data: escaped, so that no table runs a script
+        st = df.style.apply(rows, axis=1).format(precision=self.precision, escape="html")
+        st = st.format_index(escape="html", axis=0).format_index(escape="html", axis=1)
         if "threshold" in df.columns:
-            st = st.format(_threshold, subset=["threshold"])
+            st = st.format(_threshold, subset=["threshold"], escape="html")
         return st
 
     def _repr_html_(self):

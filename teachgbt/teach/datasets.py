@@ -138,4 +138,12 @@ def one_hot(df, columns=None, dtype=float):
                 {f"{c}_{v}": (values == v).astype(dtype) for v in categories}, index=df.index
             )
         )
-    return pd.concat(parts, axis=1)
+    out = pd.concat(parts, axis=1)
+    names = [str(n) for n in out.columns]
+    twice = [n for i, n in enumerate(names) if n in names[:i]]
+    if twice:
+        raise ValueError(
+            f"one_hot: the column {twice[0]!r} would be there twice (a category's column "
+            "<column>_<value> is named like another column): rename one of them first"
+        )
+    return out

@@ -4,6 +4,7 @@
                      column, row or value; the one fitted-check
     _files.py        writes that never clobber (into the path named, whole or not at all),
                      bounded reads, the folder writer, Ctrl-C's record
+    _escape.py       names read from files made safe to show: in HTML, on a terminal
     _kernels.py      numba or numpy: which compiled kernels run, and from what size
     _sklearn_base.py scikit-learn's estimator protocol without importing it; init_taking,
                      a constructor made from parameters declared elsewhere
@@ -19,12 +20,14 @@ from ._categories import (
     encode_categories,
     split_categories,
 )
+from ._escape import escape_html, printable
 from ._files import (
     FolderWriter,
     OutputError,
     check_distinct,
     interrupted,
     read_bytes,
+    remove_temporaries,
     write_atomic,
 )
 from ._sklearn_base import BaseEstimator, ClassifierMixin, RegressorMixin, init_taking
@@ -45,6 +48,8 @@ from ._validation import (
 
 __all__ = [
     "kernels",
+    "escape_html",
+    "printable",
     "UNSEEN_CODE",
     "categorical_columns",
     "encode_categories",
@@ -54,6 +59,7 @@ __all__ = [
     "check_distinct",
     "interrupted",
     "read_bytes",
+    "remove_temporaries",
     "write_atomic",
     "BaseEstimator",
     "ClassifierMixin",

@@ -23,7 +23,8 @@ UNSEEN_CODE = -1.0  # a category not among the model's: no set holds it
 
 def categorical_columns(df):
     """Positions of the pandas ``category`` columns of ``df``."""
-    return [j for j, c in enumerate(df.columns) if isinstance(df[c].dtype, pd.CategoricalDtype)]
+    # by position (df.dtypes), so that a name given twice reaches check_X's message
+    return [j for j, t in enumerate(df.dtypes) if isinstance(t, pd.CategoricalDtype)]
 
 
 def _labels(categories):

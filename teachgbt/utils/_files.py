@@ -2,16 +2,19 @@
 
 * ``write_atomic(path, write)`` writes *into* the path named: a symlink is followed to
   its target, an existing file keeps its permission bits (and a read-only one is refused),
-  a device or FIFO (``/dev/stdout``, ``/dev/null``) is written directly instead of being
-  replaced by a file, ``-`` is standard output. A regular file is written to a temporary
+  a device, FIFO or pipe (``/dev/stdout``, ``/dev/null``) is opened as given and written
+  directly instead of being replaced by a file (never resolved through ``/proc``, where
+  a pipe has no path), ``-`` is standard output. A regular file is written to a temporary
   file beside it and moved into place, so no reader ever sees half a file and a failure
-  (a full disk, Ctrl-C) leaves the old file as it was and no temporary file behind.
-  Errors name the path the user gave, never the temporary file.
+  (a full disk, Ctrl-C, SIGTERM) leaves the old file as it was and no temporary file
+  behind. A file with other hard links is replaced under the name given like any other:
+  its other names keep the old content (writing it in place, a full disk left half a file
+  under every name). Errors name the path the user gave, never the temporary file.
 * ``check_distinct(output, inputs)`` refuses an output that is one of the inputs.
 * ``FolderWriter`` writes a command's files into a folder: never over a file it did not
   write itself (unless forced), never through a link (nothing outside the folder).
-* ``read_bytes(path, limit)`` reads at most ``limit`` bytes, also from a FIFO or a device
-  such as ``/dev/zero``.
+* ``read_bytes(path, limit)`` reads a file once, at most ``limit`` bytes, also from a FIFO,
+  a pipe, standard input (``-``) or a device such as ``/dev/zero``.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ __all__ = [
     "FolderWriter",
     "read_bytes",
     "interrupted",
+    "remove_temporaries",
 ]
 
 _NEW_FILE_MODE = 0o666  # what open(path, "w") asks for, before the umask
@@ -40,6 +44,19 @@ _CHUNK = 1 << 20
 
 #: set by the command line's Ctrl-C handler: no file is moved into place after it
 interrupted = threading.Event()
+#: temporary files being written, which an exit that cannot unwind removes
+_temporaries = set()
+
+
+def remove_temporaries():
+    """Remove the temporary files of writes still under way: for an exit that cannot wait
+    for them to unwind (a second Ctrl-C, a process stopped from outside)."""
+    for tmp in list(_temporaries):
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        _temporaries.discard(tmp)
 
 
 class OutputError(OSError):
@@ -81,9 +98,8 @@ def write_atomic(path, write, binary=False):
     if path == "-":
         _write_stdout(write, binary)
         return path
-    target = os.path.realpath(path)  # a symlink: write its target, keep the link
     try:
-        st = os.stat(target)
+        st = os.stat(path)  # through links: /dev/stdout is the pipe or terminal it stands for
     except FileNotFoundError:
         st = None
     except OSError as e:
@@ -91,13 +107,17 @@ def write_atomic(path, write, binary=False):
     if st is not None and stat.S_ISDIR(st.st_mode):
         raise OutputError(f"cannot write {path}: it is a folder")
     if st is not None and not stat.S_ISREG(st.st_mode):
-        # a device, a FIFO, a terminal: write into it; replacing it would break it
+        # a device, a FIFO, a pipe, a terminal: open it as given and write into it;
+        # replacing it would break it, and a pipe has no path to resolve it to
         try:
             with _open_stream(path, binary) as f:
                 write(f)
+        except BrokenPipeError:
+            raise  # the reader stopped reading (| head): not a failure to report
         except OSError as e:
             raise _failed(path, e) from None
         return path
+    target = os.path.realpath(path)  # a symlink to a file: write its target, keep the link
     if st is not None and not st.st_mode & 0o222:
         raise OutputError(
             f"{path} is read-only: it was not overwritten (make it writable, or choose "
@@ -113,11 +133,8 @@ def write_atomic(path, write, binary=False):
             os.chmod(tmp, _NEW_FILE_MODE & ~_umask())
         if interrupted.is_set():
             raise KeyboardInterrupt
-        if st is not None and st.st_nlink > 1:
-            _copy_into(tmp, target)  # hard links: every name sees the new content
-            os.unlink(tmp)
-        else:
-            os.replace(tmp, target)
+        os.replace(tmp, target)
+    _temporaries.discard(tmp)
     return path
 
 
@@ -130,6 +147,7 @@ def _removed_on_failure(tmp, path):
     except BaseException as e:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        _temporaries.discard(tmp)
         if isinstance(e, OSError) and not isinstance(e, OutputError):
             raise _failed(path, e) from None
         raise
@@ -143,6 +161,7 @@ def _stage(path, target, write, binary):
         )
     except OSError as e:
         raise _failed(path, e) from None
+    _temporaries.add(tmp)
     with _removed_on_failure(tmp, path):
         if binary:
             f = os.fdopen(fd, "wb")
@@ -151,13 +170,6 @@ def _stage(path, target, write, binary):
         with f:
             write(f)
     return tmp
-
-
-def _copy_into(src, dst):
-    with open(src, "rb") as fi, open(dst, "r+b") as fo:
-        while chunk := fi.read(_CHUNK):
-            fo.write(chunk)
-        fo.truncate()
 
 
 def _identity(path):
@@ -175,6 +187,11 @@ def check_distinct(output, inputs):
     if output is None or os.fspath(output) == "-":
         return
     out = os.fspath(output)
+    try:
+        if not stat.S_ISREG(os.stat(out).st_mode):
+            return  # a device, FIFO or pipe (/dev/stdout) is written into, never replaced
+    except OSError:
+        pass  # a new file
     out_real, out_id = os.path.realpath(out), _identity(out)
     for what, given in inputs.items():
         if given is None or os.fspath(given) == "-":
@@ -188,26 +205,34 @@ def check_distinct(output, inputs):
 
 
 def read_bytes(path, limit, what="file", check_start=None):
-    """The content of ``path``, refused beyond ``limit`` bytes. A FIFO or a device (no
-    size to ask for) is read in pieces and stopped at the limit, so ``/dev/zero`` ends
-    in an error, not in all the memory there is; ``check_start(first bytes)`` may refuse
-    it sooner (raising ValueError) when its start cannot be a ``what``."""
+    """The content of ``path`` (``-``: standard input), read once and refused beyond
+    ``limit`` bytes. A FIFO, a pipe (``/dev/fd/N``, ``<(cmd)``) or a device has no size to
+    ask for and can be read only once: it is read in pieces and stopped at the limit, so
+    ``/dev/zero`` ends in an error, not in all the memory there is; ``check_start(first
+    bytes)`` may refuse it sooner (raising ValueError) when its start cannot be a
+    ``what``."""
     path = os.fspath(path)
+    if path == "-":
+        return _read_limited(sys.stdin.buffer, "standard input", limit, what, check_start)
     st = os.stat(path)  # FileNotFoundError for a missing file, as open would
     if stat.S_ISDIR(st.st_mode):
         raise ValueError(f"{path} is a folder, not a {what}")
     if stat.S_ISREG(st.st_mode) and st.st_size > limit:
         raise ValueError(f"{path} has {st.st_size} bytes: too large for a {what} (at most {limit})")
-    parts, total = [], 0
     with open(path, "rb") as f:
-        while total <= limit:
-            chunk = f.read(min(_CHUNK, limit + 1 - total))
-            if not chunk:
-                break
-            if not parts and check_start is not None:
-                check_start(chunk)
-            parts.append(chunk)
-            total += len(chunk)
+        return _read_limited(f, path, limit, what, check_start)
+
+
+def _read_limited(f, path, limit, what, check_start):
+    parts, total = [], 0
+    while total <= limit:
+        chunk = f.read(min(_CHUNK, limit + 1 - total))
+        if not chunk:
+            break
+        if not parts and check_start is not None:
+            check_start(chunk)
+        parts.append(chunk)
+        total += len(chunk)
     if total > limit:
         raise ValueError(
             f"{path} gave more than {limit} bytes without ending: not a {what} (a device or "
@@ -301,6 +326,7 @@ class FolderWriter:
             if interrupted.is_set():
                 raise KeyboardInterrupt
             os.replace(tmp, p)  # onto the name: a link there is replaced, not followed
+        _temporaries.discard(tmp)
         self.ours[name] = digest
         self._save_manifest()
         return p
@@ -311,4 +337,6 @@ class FolderWriter:
             os.unlink(path)
         text = json.dumps(self.ours, indent=1, sort_keys=True)
         tmp = _stage(path, path, lambda f: f.write(text), False)
-        os.replace(tmp, path)
+        with _removed_on_failure(tmp, path):
+            os.replace(tmp, path)
+        _temporaries.discard(tmp)

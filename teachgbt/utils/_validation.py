@@ -66,6 +66,77 @@ def text_columns(df):
     return [c for c in df.columns if is_text(df[c])]
 
 
+def _frame_source(X, what, dtype):
+    """A DataFrame's values as ``dtype``, with how to find an original value and its
+    infinities (for the messages); text columns and names used twice refused."""
+    names = [str(c) for c in X.columns]
+    twice = sorted({c for c in names if names.count(c) > 1})
+    if twice:
+        raise ValueError(
+            f"{what} names the column {twice[0]!r} twice: give every column its own name "
+            "(a tree's rule would not say which one it splits)"
+        )
+    bad = [f"{c!r} ({X[c].dtype})" for c in text_columns(X)]
+    if bad:
+        raise TypeError(
+            f"{what} has non-numeric columns: {', '.join(bad)}. Trees split numbers; encode "
+            "categories as 0/1 columns first, one per category (one-hot encoding, seed 002), "
+            "e.g. pd.get_dummies(X, columns=[...], dtype=float)"
+        )
+    if X.shape[0] and X.shape[1]:
+        with np.errstate(over="ignore"):  # too-large values are reported below
+            source = X.to_numpy(dtype=dtype, na_value=np.nan)
+    else:
+        source = np.empty(X.shape, dtype=dtype)
+
+    def original(i, j):
+        return float(X.iat[i, j])
+
+    def infinite():
+        return np.isinf(X.to_numpy(dtype=np.float64, na_value=np.nan))
+
+    return source, original, infinite
+
+
+def _array_source(X, what):
+    """Anything array-like as a 2-D numeric ndarray, with the same helpers as
+    ``_frame_source``."""
+    try:
+        source = np.asarray(X)
+    except Exception as e:  # pragma: no cover - exotic inputs
+        raise TypeError(f"{what} must be a 2-D array or a DataFrame; got {type(X).__name__}") from e
+    if source.dtype.kind == "c":
+        raise ValueError(
+            f"Complex data not supported: {what} holds complex numbers; trees split real numbers"
+        )
+    if source.dtype == object or source.dtype.kind in "USV":
+        try:
+            source = source.astype(np.float64)
+        except (TypeError, ValueError) as e:
+            raise TypeError(
+                f"{what} holds non-numeric values (dtype {source.dtype}: {e}). Trees split "
+                "numbers; encode categories as 0/1 columns (one-hot encoding, seed 002)"
+            ) from None
+    if source.ndim == 1:
+        raise ValueError(
+            f"{what} must be 2-dimensional (rows × features); got a 1-D array of shape "
+            f"{source.shape}. Reshape your data: X.reshape(-1, 1) for a single feature, "
+            "X.reshape(1, -1) for a single instance"
+        )
+    if source.ndim != 2:
+        raise ValueError(
+            f"{what} must be 2-dimensional (rows × features); got shape {source.shape}"
+        )
+
+    def original(i, j):
+        return float(source[i, j])
+
+    def infinite():
+        return np.isinf(np.asarray(source, dtype=np.float64))
+
+    return source, original, infinite
+
+
 def check_X(X, what="X", dtype=np.float32, beyond_float32=False, allow_inf=False):
     """Return (X as a C-ordered ``dtype`` ndarray, feature names or None). Never mutates X.
 
@@ -78,72 +149,19 @@ def check_X(X, what="X", dtype=np.float32, beyond_float32=False, allow_inf=False
     go to the side every threshold sends them), else refused as in training. An input
     that already is a C-ordered array of ``dtype`` is used as it is, without a copy.
     """
-    names = None
-    index = None
-    if hasattr(X, "tocsr") or hasattr(X, "sparse"):  # scipy.sparse matrices and arrays
+    names = index = None
+    if not isinstance(X, pd.DataFrame) and (hasattr(X, "tocsr") or hasattr(X, "sparse")):
+        # scipy.sparse matrices and arrays (a DataFrame has a .sparse accessor too)
         raise TypeError(
             f"{what} is a sparse matrix, and teachgbt does not take sparse input: a zero "
             "that sparse storage leaves out is a value here, not a missing one (NaN). Pass "
             "X.toarray() to train on zeros, or a dense array with NaN where values are missing"
         )
     if isinstance(X, pd.DataFrame):
-        names = [str(c) for c in X.columns]
-        index = X.index
-        bad = [f"{c!r} ({X[c].dtype})" for c in text_columns(X)]
-        if bad:
-            raise TypeError(
-                f"{what} has non-numeric columns: {', '.join(bad)}. Trees split numbers; encode "
-                "categories as 0/1 columns first, one per category (one-hot encoding, seed 002), "
-                "e.g. pd.get_dummies(X, columns=[...], dtype=float)"
-            )
-        if X.shape[0] and X.shape[1]:
-            with np.errstate(over="ignore"):  # too-large values are reported below
-                source = X.to_numpy(dtype=dtype, na_value=np.nan)
-        else:
-            source = np.empty(X.shape, dtype=dtype)
-
-        def original(i, j):
-            return float(X.iat[i, j])
-
-        def infinite():
-            return np.isinf(X.to_numpy(dtype=np.float64, na_value=np.nan))
+        names, index = [str(c) for c in X.columns], X.index
+        source, original, infinite = _frame_source(X, what, dtype)
     else:
-        try:
-            source = np.asarray(X)
-        except Exception as e:  # pragma: no cover - exotic inputs
-            raise TypeError(
-                f"{what} must be a 2-D array or a DataFrame; got {type(X).__name__}"
-            ) from e
-        if source.dtype.kind == "c":
-            raise ValueError(
-                f"Complex data not supported: {what} holds complex numbers; "
-                "trees split real numbers"
-            )
-        if source.dtype == object or source.dtype.kind in "USV":
-            try:
-                source = source.astype(np.float64)
-            except (TypeError, ValueError) as e:
-                raise TypeError(
-                    f"{what} holds non-numeric values (dtype {source.dtype}: {e}). Trees split "
-                    "numbers; encode categories as 0/1 columns (one-hot encoding, seed 002)"
-                ) from None
-        if source.ndim == 1:
-            raise ValueError(
-                f"{what} must be 2-dimensional (rows × features); got a 1-D array of shape "
-                f"{source.shape}. Reshape your data: X.reshape(-1, 1) for a single feature, "
-                "X.reshape(1, -1) for a single instance"
-            )
-        if source.ndim != 2:
-            raise ValueError(
-                f"{what} must be 2-dimensional (rows × features); got shape {source.shape}"
-            )
-
-        def original(i, j):
-            return float(source[i, j])
-
-        def infinite():
-            return np.isinf(np.asarray(source, dtype=np.float64))
-
+        source, original, infinite = _array_source(X, what)
     # the wording of scikit-learn's check_array, which its estimator checks expect
     if source.shape[0] == 0:
         raise ValueError(
@@ -301,7 +319,15 @@ def _classes_and_codes(arr):
             values = np.flatnonzero(seen)
             code_of = np.cumsum(seen) - 1  # value v is class code_of[v]
             return values.astype(arr.dtype), code_of[arr.astype(np.intp)]
-    return np.unique(arr, return_inverse=True)
+    try:
+        return np.unique(arr, return_inverse=True)
+    except TypeError:  # labels that cannot be sorted together: numbers beside texts
+        kinds = {type(v).__name__: v for v in arr.tolist()}
+        shown = ", ".join(f"{v!r} ({k})" for k, v in list(kinds.items())[:3])
+        raise TypeError(
+            f"the labels mix kinds that cannot be ordered ({shown}): give every label as "
+            "a number, or every label as text"
+        ) from None
 
 
 def check_sample_weight(sample_weight, n_rows):

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -203,8 +202,9 @@ def clear(prompt, run, kind, slips, notes):
 
 def write_class(lesson, n_students, folder, force=False):
     """One sheet per student (ids ``student-01`` … ``student-N``) and the teacher's key, as
-    text files in ``folder``; files already there are kept unless ``force``."""
-    from ...utils import write_atomic
+    text files in ``folder``; files already there are kept unless ``force``, and nothing
+    is written through a link out of the folder (``FolderWriter``)."""
+    from ...utils import FolderWriter
 
     k = lesson_number(lesson)
     if isinstance(n_students, bool) or not isinstance(n_students, (int, np.integer)):
@@ -216,33 +216,24 @@ def write_class(lesson, n_students, folder, force=False):
     stem = f"lesson{k:02d}"
     files = {f"{stem}-{s}.txt": str(sheet(k, s)) for s in ids}
     files[f"{stem}-key.txt"] = "\n\n".join(sheet(k, s).key() for s in ids)
-    clashes = [n for n in files if os.path.exists(os.path.join(folder, n))]
-    if clashes and not force:
-        raise FileExistsError(
-            f"{folder} already holds {', '.join(clashes[:3])}{' …' * (len(clashes) > 3)}; "
-            "choose another folder, or pass --force to overwrite"
-        )
-    os.makedirs(folder, exist_ok=True)
-    for name, text in files.items():
-        write_atomic(os.path.join(folder, name), lambda f, t=text: f.write(t + "\n"))
-    return [os.path.join(folder, n) for n in files]
+    writer = FolderWriter(folder, force=force)
+    writer.check(list(files))  # the user's files there are kept: nothing is written
+    return [writer.write(n, lambda f, t=text: f.write(t + "\n")) for n, text in files.items()]
 
 
 def write_edition(lesson, which, folder, force=False):
     """Lesson ``lesson``'s notebook as the ``"student"`` edition (no teacher's asserts) or the
     ``"solutions"`` edition (the shipped answers filled in, every check revealed), written
-    into ``folder``; a notebook already there is kept unless ``force``."""
-    from ...utils import write_atomic
+    into ``folder``; a notebook already there is kept unless ``force``, and nothing is
+    written through a link out of the folder (``FolderWriter``)."""
+    from ...utils import FolderWriter
 
     k = lesson_number(lesson)
     name, notebook = _editions.lesson_notebook(k)
     made = _editions.edition(notebook, which)
-    target = os.path.join(folder, name.replace(".ipynb", f"_{which}.ipynb"))
-    if os.path.exists(target) and not force:
-        raise FileExistsError(f"{target} exists; choose another folder, or pass --force")
-    os.makedirs(folder, exist_ok=True)
     text = json.dumps(made, indent=1, ensure_ascii=False) + "\n"
-    return write_atomic(target, lambda f: f.write(text))
+    writer = FolderWriter(folder, force=force)
+    return writer.write(name.replace(".ipynb", f"_{which}.ipynb"), lambda f: f.write(text))
 
 
 def command(args):
