@@ -103,12 +103,14 @@ model = tg.BoostingClassifier(tree_method=method, n_estimators=100000, max_depth
 model.save(os.environ["MODEL_PATH"])
 model.predict_proba(np.repeat(X, 7, axis=0))  # 21,000 rows: the compiled prediction
 print(json.dumps({"used": used, "waited": _kernels.compile_seconds()}), flush=True)
+time.sleep(float(os.environ.get("SLEEP_AFTER", "0")))  # the script goes on after its fit
 """
 
 
-def _start(tmp_path, cache, method="hist", stop_after=240.0):
+def _start(tmp_path, cache, method="hist", stop_after=240.0, sleep_after=0.0):
     env = dict(
         os.environ,
+        SLEEP_AFTER=str(sleep_after),
         TREE_METHOD=method,
         TEACHGBT_KERNEL="auto",
         NUMBA_CACHE_DIR=str(cache),
@@ -226,3 +228,18 @@ def test_a_process_whose_fit_ends_before_the_compile_waits_for_it_at_exit(tmp_pa
     out, err = again.communicate(timeout=600)
     assert again.returncode == 0, err[-2000:]
     assert all(json.loads(out.splitlines()[-1])["used"]) and "teachgbt:" not in err
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_ctrl_c_after_the_fit_ends_the_process_at_once_and_its_compile(tmp_path):
+    """The script goes on after a fit shorter than the compile, and Ctrl-C stops it there:
+    the uncaught KeyboardInterrupt ends the process without waiting for the child."""
+    run = _start(tmp_path, tmp_path / "numba_cache", stop_after=0.0, sleep_after=120.0)
+    child = json.loads(run.stdout.readline())["child"]
+    assert "used" in json.loads(run.stdout.readline())  # the fit is over; the child compiles
+    run.send_signal(signal.SIGINT)
+    t0 = time.monotonic()
+    _, err = run.communicate(timeout=60)
+    assert time.monotonic() - t0 < 10 and "KeyboardInterrupt" in err
+    assert "finishing" not in err
+    assert _gone(child, within=10)

@@ -26,7 +26,7 @@ import signal
 import sys
 import threading
 
-from ..utils import interrupted, printable, remove_temporaries
+from ..utils import interrupted, kernels, printable, remove_temporaries
 
 __all__ = ["CommandError", "run", "one_line"]
 
@@ -164,6 +164,7 @@ def _parse_and_run(build_parser, argv):
             stops.restore()  # as a shell expects of a process it stopped
             _end_now(stops.signum)
         if code == EXIT_INTERRUPTED:
+            kernels.stop_compiling()  # a background compile ends with the command
             print("interrupted", file=sys.stderr)
         return code
     finally:

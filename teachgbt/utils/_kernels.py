@@ -24,8 +24,10 @@ compiling anything (``_probe``). If one is missing, a child process
 line on stderr says so, and ``load`` answers None (numpy) until the child is done; the
 next tree then loads the kernels from the cache. numpy and numba grow the same trees
 bit for bit, so a fit may switch between trees. The child is stopped when the fit is
-interrupted (``stop_compiling``); when this process exits while the child still compiles,
-it waits for it (``EXIT_WAIT`` seconds at most, saying so; Ctrl-C stops it at once), so
+interrupted (``stop_compiling``; the command line calls it too when a command is
+interrupted) and when an uncaught exception (Ctrl-C too) ends the process; when this
+process otherwise exits while the child still compiles, it waits for it (``EXIT_WAIT``
+seconds at most, saying so; Ctrl-C stops it at once), so
 that a script whose fits end before the compile does still leaves the kernels in the
 cache for its next run; if this process dies, the child sees its input close and ends.
 numba writes each cache file whole (to a temporary name, then renamed), so a child
@@ -374,7 +376,11 @@ def _compiles():
 
 def _at_exit():
     state = _state.get(os.getpid())
-    if state is not None:
+    if state is None:
+        return
+    if getattr(sys, "last_type", None) is not None:  # an uncaught exception (Ctrl-C too)
+        state.stop()  # ends the process: no wait
+    else:
         state.finish(EXIT_WAIT)
 
 
