@@ -118,7 +118,37 @@ def _unwrap(obj, X, y):
             f"got {type(obj).__name__}"
         )
     check_is_fitted(obj)
+    if hasattr(obj, "to_local") and hasattr(obj, "training_rows"):
+        return _local_twin(obj, X, y)
     return obj, X, y, {}
+
+
+def _local_twin(obj, X, y):
+    """A model trained on a Dask cluster, explored as its local twin (``to_local()``: the same
+    trees) with the rows given, or with its training rows gathered from the workers when they
+    are few (rows × features ≤ ``MAX_X_VALUES``)."""
+    local = obj.to_local()
+    if X is None:
+        if y is not None:
+            raise ValueError("explore(model, X, y): y was given without X")
+        try:
+            X, y = obj.training_rows(MAX_X_VALUES)
+        except ValueError as e:
+            raise ValueError(
+                f"explore(model) of a model trained on a Dask cluster: {e}; give "
+                "explore(model, X, y) a sample of them"
+            ) from None
+        how = "its training rows, gathered from the workers"
+    else:
+        how = "the rows given"
+    note = (
+        f"Trained on a Dask cluster: explored as its local twin (model.to_local(), the same "
+        f"trees) with {how}. The trace's g and h stay on the workers "
+        "(model.trace_.instances(t) computes them there)."
+    )
+    fitted = obj.model_
+    title = _default_title(obj, fitted.is_classifier, fitted.n_outputs, fitted.n_rounds)
+    return local, X, y, {"notes": [note], "twin": True, "title": title}
 
 
 def _feature_matrix(model, X):
@@ -205,8 +235,9 @@ def _leaf_ids(model, given):
     return [t.apply(given.X32) for t in model.model_.trees]
 
 
-def _model_notes(model, given, unknown_n):
-    """What the page says about where its numbers come from."""
+def _model_notes(model, given, unknown_n, twin=False):
+    """What the page says about where its numbers come from (``twin``: a Dask model's local
+    twin, whose own note says where its trace is)."""
     notes = []
     if unknown_n:
         notes.append(
@@ -216,7 +247,7 @@ def _model_notes(model, given, unknown_n):
             else "The model file stores no row counts (n is shown as —): give "
             "explore(model, X) rows to count them."
         )
-    if model.model_.trace is None:
+    if model.model_.trace is None and not twin:
         notes.append(
             "This model was made from trees (tg.load, from_trees), not trained here: it has no "
             "training trace, so there are no g/h tables and no candidate splits. "
@@ -386,7 +417,11 @@ def build(obj, X=None, y=None, *, title=None, class_names=None, table_rows=500,
     leaves = _leaf_ids(model, given) if given.X32 is not None else None
     unknown_n = any((np.asarray(t.n) < 0).any() for t in fitted.trees)
     counts = _counts(fitted.trees, leaves)
-    notes = list(extras.get("notes", [])) + given.notes + _model_notes(model, given, unknown_n)
+    notes = (
+        list(extras.get("notes", []))
+        + given.notes
+        + _model_notes(model, given, unknown_n, extras.get("twin", False))
+    )
     assumed = [str(s) for s in getattr(model, "import_notes_", None) or []]
     if counts:  # the counts are known now: the import's "n is unknown" no longer holds
         assumed = [s for s in assumed if "row counts" not in s]
