@@ -57,10 +57,12 @@ def _steps(model, x, t):
         np.concatenate([tree.threshold[tree.feature == 0] for tree in trees] or [np.array([])])
     )
     thr = thr[(thr > lo - pad) & (thr < hi + pad)]
-    left = np.concatenate([[lo - pad], thr])
-    Xg = _as_model_input(model, left)
+    edges = np.concatenate([[lo - pad], thr, [hi + pad]])
+    # each piece's value read inside it: at a threshold itself a "≤" tree (LightGBM,
+    # scikit-learn) still takes the piece on its left
+    Xg = _as_model_input(model, (edges[:-1] + edges[1:]) / 2)
     v = shown(model, fitted.margins_after(fitted.check_X(Xg)[0], t))
-    return np.concatenate([left, [hi + pad]]), np.concatenate([v, [v[-1]]])
+    return edges, np.concatenate([v, [v[-1]]])
 
 
 def _ylabel(model):
