@@ -741,7 +741,7 @@
       grp[1].forEach(function (e) {
         var picked = pick !== null && pick !== undefined && (e.code === pick || (e.folded && e.folded.some(function (x) { return x.code === pick; })));
         g.appendChild(s("text", { x: tag, y: y + rh * 0.8, "font-size": px, class: "cat-name" + (picked ? " picked" : ""),
-          text: clip(String(e.label), chars) }));
+          "data-side": grp[0], "data-n": String(e.n), text: clip(String(e.label), chars) }));
         var x0 = tag + label;
         self.catFills(e).forEach(function (part) {
           if (!part[0]) return;
@@ -1336,13 +1336,14 @@
     var H = rowH * list.length + (groups.yes.length ? 18 : 0) + (groups.no.length ? 18 : 0) + 4;
     var g = s("svg", { class: "hist cats", id: "cat-bars", viewBox: "0 0 " + W + " " + H, width: "100%", role: "img" });
     var y = 0, bars = W - label - 70;
-    [["yes (left): in the set", groups.yes], ["no (right)", groups.no]].forEach(function (grp) {
-      if (!grp[1].length) return;
-      g.appendChild(s("text", { x: 0, y: y + 13, class: "axis side", text: grp[0] }));
+    [["yes", "yes (left): in the set", groups.yes], ["no", "no (right)", groups.no]].forEach(function (grp) {
+      var side = grp[0], list = grp[2];
+      if (!list.length) return;
+      g.appendChild(s("text", { x: 0, y: y + 13, class: "axis side", text: grp[1] }));
       y += 18;
-      grp[1].forEach(function (e) {
+      list.forEach(function (e) {
         var picked = pickCode !== null && e.code === pickCode;
-        var row = s("g", { "data-category": String(e.label), class: picked ? "picked" : "" }, [
+        var row = s("g", { "data-category": String(e.label), "data-side": side, "data-n": String(e.n), class: picked ? "picked" : "" }, [
           s("title", { text: e.label + ": " + e.n + " rows" + (d.classifier ? " (" + e.counts.map(function (v, k) { return d.classes[k] + " " + v; }).join(", ") + ")" : ", mean y " + N(e.n ? e.sum / e.n : NaN)) })]);
         row.appendChild(s("text", { x: gap, y: y + 14, class: "axis cat-label" + (picked ? " picked" : ""), text: clip(String(e.label), 16) }));
         var x0 = label;
