@@ -198,6 +198,42 @@ def test_to_local_and_the_trace(client, tmp_path):
     )
 
 
+def _margins(payload):
+    """The running margins the explorer page carries, (rows, rounds + 1)."""
+    import base64
+
+    p = payload["rows"]["margins"]
+    a = np.frombuffer(base64.b64decode(p["b64"]), dtype="<f4" if p["bytes"] == 4 else "<f8")
+    return a.reshape(payload["rows"]["margin_rows"], payload["rounds"] + 1)
+
+
+def test_explore_shows_the_local_twin_with_the_rows_given_or_gathered(client, monkeypatch):
+    from teachgbt.show.explorer import data as explorer_data
+
+    X, y = _data(n=600, seed=8)
+    params = dict(n_estimators=3, max_depth=3)
+    ours = DaskBoostingClassifier(**params, timeout=TIMEOUT).fit(_dask(X, 250), _dask(y, 250))
+    local = tg.BoostingClassifier(tree_method="hist", **params).fit(X, y)
+    # no rows given: the training rows, gathered from the workers in their order
+    d = tg.explore(ours).data
+    assert d["rows"]["n"] == len(X) and d["rows"]["y"] == y.tolist()
+    assert d["title"].startswith("DaskBoostingClassifier")
+    assert any("local twin" in n and "gathered" in n for n in d["notes"])
+    np.testing.assert_allclose(_margins(d)[:, -1], local.decision_function(X), atol=1e-6)
+    for tree, packed in zip(local.trees_, d["rows"]["leaf"]):
+        assert packed == explorer_data._packed(tree.apply(X), tree.n_nodes)
+    # rows given: those rows, nothing gathered
+    d = tg.explore(ours, X[:40], y[:40]).data
+    assert d["rows"]["n"] == 40 and any("the rows given" in n for n in d["notes"])
+    np.testing.assert_allclose(_margins(d)[:, 0], local.model_.base_margin, atol=1e-7)
+    np.testing.assert_allclose(_margins(d)[:, -1], local.decision_function(X[:40]), atol=1e-6)
+    # too many rows to gather: one sentence, before anything is gathered
+    monkeypatch.setattr(explorer_data, "MAX_X_VALUES", 100)
+    with pytest.raises(ValueError, match=r"600 training rows × 5 features .* a sample of them"):
+        tg.explore(ours)
+    assert tg.explore(ours, X[:10], y[:10]).data["rows"]["n"] == 10
+
+
 def test_eval_set_scores_as_the_local_fit(client):
     X, y = _data(seed=6)
     Xe, ye = _data(n=600, seed=7)

@@ -11,6 +11,7 @@ import teachgbt as tg
 from teachgbt import cli
 from teachgbt.show.explorer import data as explore_data
 from teachgbt.show.explorer import page
+from teachgbt.show.explorer.data import DIGITS
 
 
 def _payload(html):
@@ -40,10 +41,10 @@ def test_node_numbers_and_formulas_are_the_model_s():
         np.testing.assert_allclose(td["G"], tree.G, rtol=1e-8, atol=1e-12)
         np.testing.assert_allclose(td["H"], tree.H, rtol=1e-8)
         for node in range(tree.n_nodes):
-            assert td["leaf_text"][node] == str(tg.explain.leaf(model, t, node))
+            assert td["leaf_text"][node] == str(tg.explain.leaf(model, t, node, DIGITS["tree"]))
             if not tree.is_leaf[node]:
                 # a GBDT model's loss_chg is not a number XGBoost reported: not said to be
-                text = str(tg.explain.split(model, t, node))
+                text = str(tg.explain.split(model, t, node, DIGITS["tree"]))
                 assert "XGBoost reports" in text and "XGBoost reports" not in td["split_text"][node]
                 assert td["split_text"][node] == text.replace(
                     "XGBoost reports loss_chg", "loss_chg (XGBoost's measure, computed here)"
@@ -61,7 +62,9 @@ def test_the_fast_split_text_of_xgboost_trees_is_tg_explain_s(troll2_model):
     d = explore_data.build(model)
     for t, tree in enumerate(model.trees_, start=1):
         for node in np.flatnonzero(~tree.is_leaf):
-            assert d["trees"][t - 1]["split_text"][node] == str(tg.explain.split(model, t, node))
+            assert d["trees"][t - 1]["split_text"][node] == str(
+                tg.explain.split(model, t, node, DIGITS["tree"])
+            )
 
 
 def test_g_and_h_are_the_trace_s_and_tables_are_limited(troll2_model):

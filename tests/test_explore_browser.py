@@ -13,6 +13,7 @@ import pytest
 import teachgbt as tg
 from teachgbt.core.format import exact_threshold, format_number, format_threshold, split_rule
 from teachgbt.show.explorer import page as explore_page
+from teachgbt.show.explorer.data import DIGITS
 
 sync_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -104,7 +105,8 @@ def test_troll2_step_click_and_pick(open_page):
         got = pg.eval_on_selector_all(
             f"#epochs-table tbody tr[data-col='{c}'] td", "ts => ts.map(t => t.textContent)"
         )
-        assert got == [format_number(v, 4) if "index" not in c else str(v) for v in ep[c]]
+        digits = DIGITS["tree" if "leaf_output" in c else "row"]  # w* is a tree's number
+        assert got == [format_number(v, digits) if "index" not in c else str(v) for v in ep[c]]
 
     # click a node: its numbers and the formula of tg.explain
     pg.click("g.node[data-node='0'] rect")
@@ -114,15 +116,19 @@ def test_troll2_step_click_and_pick(open_page):
         )
     )
     tree = model.trees_[1]
-    assert stats["n"] == str(tree.n[0]) and stats["gain"] == format_number(tree.gain[0], 4)
+    tree_digits = DIGITS["tree"]
+    assert stats["n"] == str(tree.n[0]) and stats["gain"] == format_number(
+        tree.gain[0], tree_digits
+    )
     # GBDT: the H the gain uses (counts) beside w*'s Σp(1−p), each named
-    assert stats["H_gain"] == str(tree.n[0]) and stats["H"] == format_number(tree.H[0], 4)
+    assert stats["H_gain"] == str(tree.n[0])
+    assert stats["H"] == format_number(tree.H[0], tree_digits)
     assert _text(pg, "#split-formula") == _plain(
-        str(tg.explain.split(model, 2, 0)).replace(
+        str(tg.explain.split(model, 2, 0, DIGITS["tree"])).replace(
             "XGBoost reports loss_chg", "loss_chg (XGBoost's measure, computed here)"
         )
     )
-    assert _text(pg, "#leaf-formula") == _plain(tg.explain.leaf(model, 2, 0))
+    assert _text(pg, "#leaf-formula") == _plain(tg.explain.leaf(model, 2, 0, DIGITS["tree"]))
     chosen = pg.eval_on_selector_all("#split-table tr.chosen", "rs => rs.length")
     assert chosen == 1
 

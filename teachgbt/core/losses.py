@@ -23,6 +23,7 @@ split; the Friedman GBDT trainer uses float64 throughout, as scikit-learn does.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -125,11 +126,27 @@ def xgboost_quantile(values, alpha, weights=None):
 @dataclass(frozen=True)
 class Link:
     """How a margin becomes a prediction, in words for the views: ``formula`` shows the
-    prediction from ``margin``; ``leaf`` says what a leaf's value adds to."""
+    prediction from ``margin``; ``leaf`` says what a leaf's value adds to; ``probability``
+    shows a classifier's probability from its margin (None: the margin means none)."""
 
     name: str
     formula: str
     leaf: str
+    probability: str | None = None
+
+    def prediction_of(self, margin="margin"):
+        """The prediction's formula with the margin named ``margin``: e^ep_1_pre."""
+        return _right_side(self.formula, margin)
+
+    def probability_of(self, margin="margin"):
+        """The probability's formula with the margin named ``margin``: σ(ep_1_pre)."""
+        return _right_side(self.probability, margin)
+
+
+def _right_side(formula, margin):
+    """``p = σ(margin) = … (words)`` -> ``σ(<margin>)``: the first right-hand side."""
+    side = re.split(r" = | \(|, ", formula.split(" = ", 1)[1], maxsplit=1)[0]
+    return side.replace("margin", margin)
 
 
 LINKS = {
@@ -140,6 +157,7 @@ LINKS = {
             "logit",
             "p = σ(margin) = 1 / (1 + e^−margin)",
             "the log-odds: a row's probability is σ of its whole margin",
+            "p = σ(margin)",
         ),
         Link(
             "log",
@@ -150,11 +168,13 @@ LINKS = {
             "softmax",
             "p_k = e^margin_k / Σ_j e^margin_j",
             "the margin of its class; the probabilities are the softmax of every class's",
+            "p_k = softmax(margin)_k",
         ),
         Link(
             "logitraw",
             "prediction = margin (log-odds; σ(margin) is the probability, not applied)",
             "the log-odds, which the model predicts without σ",
+            "p = σ(margin) (the model predicts the margin itself)",
         ),
         Link(
             "hinge",
@@ -165,6 +185,7 @@ LINKS = {
             "sigmoid per class",
             "p_k = σ(margin_k), one sigmoid per class (the p_k need not sum to 1)",
             "the log-odds of its class against all the others",
+            "p_k = σ(margin_k)",
         ),
         Link(
             "softplus",
@@ -175,12 +196,14 @@ LINKS = {
             "half logit",
             "p = σ(2·margin)",
             "half the log-odds (AdaBoost's exponential loss)",
+            "p = σ(2·margin)",
         ),
         Link("score", "score = margin", "the ranking score (only its order within a query counts)"),
         Link(
             "mean of trees",
             "prediction = the mean of the trees' leaf values",
             "the average: each tree adds its leaf value / the number of trees",
+            "p = margin (the mean of the trees' class fractions)",
         ),
     )
 }
@@ -243,6 +266,30 @@ class Loss:
         """Recompute the leaves of a freshly grown ``tree`` from its rows; a no-op unless
         ``refreshes_leaves``. ``rows``/``leaf``: each training row the tree was grown from
         and the leaf it reached; ``margin``: the margins before this tree, (n,)."""
+
+    @property
+    def has_probability(self):
+        """Whether a margin means a probability: a classifier whose link gives one
+        (binary:hinge's margin is a score whose sign is the class, with none behind it)."""
+        return bool(self.is_classification) and LINKS[self.link].probability is not None
+
+    def probability(self, margin):
+        """The probability a margin means, as every view shows it (``LINKS[link].probability``):
+        the prediction, except for binary:logitraw, whose prediction is the log-odds
+        themselves and whose probability is σ of them. (n,) or (n, K); ValueError when the
+        margin means no probability."""
+        if not self.has_probability:
+            raise ValueError(
+                f"the margins of {self.title} are no probabilities: {LINKS[self.link].formula}"
+            )
+        if self.link == "logitraw":
+            return sigmoid(np.asarray(margin, dtype=np.float64))
+        return self.transform(margin)
+
+    @property
+    def title(self):
+        """The objective's name with the parameters that change its arithmetic."""
+        return self.name
 
     def describe(self):
         """One line naming the objective and what its margin means."""
@@ -378,6 +425,10 @@ class PseudoHuber(Loss):
     def __repr__(self):
         return f"PseudoHuber(huber_slope={self.huber_slope:g})"
 
+    @property
+    def title(self):
+        return f"{self.name} (huber_slope = {self.huber_slope:g})"
+
 
 class Quantile(Loss):
     """The pinball loss of the α-quantile, α = ``quantile_alpha`` (``reg:quantileerror``):
@@ -447,6 +498,10 @@ class Quantile(Loss):
     def __repr__(self):
         return f"Quantile(quantile_alpha={self.quantile_alpha:g})"
 
+    @property
+    def title(self):
+        return f"{self.name} (α = {self.quantile_alpha:g})"
+
 
 class AbsoluteError(Quantile):
     """l = |y − ŷ|  (``reg:absoluteerror``):  g = sign(ŷ − y),  h = 1.
@@ -479,6 +534,10 @@ class AbsoluteError(Quantile):
 
     def __repr__(self):
         return "AbsoluteError()"
+
+    @property
+    def title(self):
+        return self.name
 
 
 class _LogLink(Loss):
@@ -611,6 +670,10 @@ class Tweedie(_LogLink):
 
     def __repr__(self):
         return f"Tweedie(tweedie_variance_power={self.tweedie_variance_power:g})"
+
+    @property
+    def title(self):
+        return f"{self.name} (ρ = {self.tweedie_variance_power:g})"
 
 
 def _above(name, value, bound, objective):

@@ -139,6 +139,19 @@ class _DaskBoosting:
         )
         return local.set_params(base_score=base_score_param)
 
+    def training_rows(self, max_values=None):
+        """The rows the model was trained on, gathered from the workers: (X, y) numpy, X as
+        float32 as trained on. ``max_values``: refuse (ValueError) when rows × features is
+        larger, before anything is gathered."""
+        check_is_fitted(self)
+        n, d = int(self.n_rows_), int(self.model_.n_features)
+        if max_values is not None and n * d > max_values:
+            raise ValueError(
+                f"the {n} training rows × {d} features are more than {max_values} values to "
+                "gather onto this machine"
+            )
+        return self.model_.trace.rows()
+
     @classmethod
     def _local_class(cls):
         """The local estimator this one extends."""

@@ -76,6 +76,12 @@ def _instances(X, y, weight, fit, t, k):
     return df if model.is_classifier else df.drop(columns="prob")
 
 
+def _rows(X, y):
+    """One partition's rows as numpy: X32 as trained on, y as given."""
+    X32, y, _ = S.as_arrays(X, y)
+    return X32, y
+
+
 class DaskTrace:
     """Tables of a ``DaskBoostingClassifier`` / ``DaskBoostingRegressor`` fit: ``model``,
     the fitted ``Model``; ``algorithm``, ``meta`` and ``cuts``: what it trained with;
@@ -158,6 +164,25 @@ class DaskTrace:
             delayed(_instances)(x, y, w, fit, t, k) for x, y, w in zip(parts.X, parts.y, weights)
         ]
         return dd.from_delayed(frames, meta=meta, verify_meta=False)
+
+    def rows(self):
+        """The training rows gathered from the workers: (X32, y), numpy, in the order the
+        fit numbered them (y as given: labels, not class indices). Every row comes to this
+        machine: ask only for data that fits it."""
+        from dask import delayed
+
+        parts = self._parts
+        client = self._client
+        if getattr(client, "status", "running") in ("closing", "closed"):
+            raise ValueError(
+                "the Dask client of the fit is closed: its training rows cannot be gathered"
+            )
+        futures = client.compute(
+            [delayed(_rows)(x, y) for x, y in zip(parts.X, parts.y)], optimize_graph=False
+        )
+        blocks = [f.result(timeout=self._timeout) for f in futures]
+        X = np.concatenate([b[0] for b in blocks]) if blocks else np.empty((0, 0), np.float32)
+        return X, np.concatenate([b[1] for b in blocks])
 
     def __repr__(self):
         return (

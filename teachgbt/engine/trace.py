@@ -20,8 +20,6 @@ import hashlib
 import numpy as np
 import pandas as pd
 
-from ..core.losses import sigmoid
-
 __all__ = ["Trace", "INSTANCE_COLUMNS"]
 
 INSTANCE_COLUMNS = ["y", "margin", "prob", "g", "h", "leaf"]
@@ -146,14 +144,17 @@ class Trace:
 
     @property
     def _has_prob(self):
-        """Whether the margins mean probabilities: binary:hinge's margin is a score whose
-        sign is the class, with no probability behind it."""
-        return self.is_classifier and self._model.loss.link != "hinge"
+        """Whether the margins mean probabilities (``Loss.has_probability``): binary:hinge's
+        margin is a score whose sign is the class, with no probability behind it."""
+        return self._model.loss.has_probability
 
     def _prob(self, margin):
-        if self._model.loss.link == "logitraw":  # log-odds; XGBoost only omits σ in predict
-            return sigmoid(np.asarray(margin, dtype=np.float64))
-        return self._model.link(margin)
+        return self._model.loss.probability(margin)
+
+    def _predicted(self, margin):
+        """What a residual subtracts from y: the probability, else the prediction (e^margin
+        for a log link, the class for binary:hinge, the margin itself for most)."""
+        return self._prob(margin) if self._has_prob else self._model.link(margin)
 
     # ----------------------------------------------------------- tables
     def _target(self, k):
@@ -165,7 +166,10 @@ class Trace:
     def epochs(self, class_=None):
         """Seed 004's table: one row per instance, columns ep_0_pre, ep_0_prob, then per round t
         ep_t_residual, ep_t_leaf_index, ep_t_leaf_output, ep_t_pre, ep_t_prob. With K ≥ 3
-        classes, for class ``class_``: its margin, its softmax probability, [y = class_] − p."""
+        classes, for class ``class_``: its margin, its softmax probability, [y = class_] − p.
+        The residual is y − the prediction before the tree: the probability (by the
+        objective's link), else the prediction (e^margin for a log link, the class for
+        binary:hinge); the prob columns only where a margin means a probability."""
         self._check_X()
         c = self._check_class(class_)
         clf = self._has_prob
@@ -178,8 +182,7 @@ class Trace:
         for t in range(1, self.n_rounds + 1):
             tree, _ = self._tree(t, c)
             leaves = self._leaf(t, c)
-            before = self._column(self._prob(prev), c) if clf else prev
-            cols[f"ep_{t}_residual"] = y - before
+            cols[f"ep_{t}_residual"] = y - self._column(self._predicted(prev), c)
             cols[f"ep_{t}_leaf_index"] = leaves
             cols[f"ep_{t}_leaf_output"] = tree.weight[leaves]
             prev = self._margin(t).astype(np.float64)

@@ -15,7 +15,8 @@ Label options, shared by every function here:
 ``proba``
     the legend says that a classifier's leaf values are log-odds steps (σ of one step
     is nobody's probability: a row's is σ of its whole margin); the model-level
-    functions set it themselves.
+    functions set it for a margin of log-odds (binary:logistic, binary:logitraw) and
+    leave other links to the round-0 box, which names the objective's.
 ``missing``
     edges say where missing values go.
 ``legend``
@@ -173,13 +174,18 @@ def _title(model, i, tree):
     return f"tree {i}: round {tree.round}, class {label} (classes_[{tree.class_}]; {eta})"
 
 
+_LOG_ODDS = ("logit", "logitraw")
+
+
 def _model_parts(model, rounds, class_, highlight, label_options):
     """The options, the tree numbers of ``rounds`` (every class's trees of each round, or
     ``class_``'s), their trees, highlighted paths and titles (keyed by tree number)."""
     _check_model(model)
     kw = dict(label_options)
-    # the log-odds note fits one margin, not one of K softmax margins
-    kw.setdefault("proba", bool(model.loss_.is_classification) and model.loss_.n_outputs == 1)
+    # the log-odds note fits one margin of log-odds (σ of it the probability), not one of K
+    # softmax margins, half the log-odds, a forest's class fractions or a hinge score: the
+    # round-0 box names those links
+    kw.setdefault("proba", model.loss_.has_probability and model.loss_.link in _LOG_ODDS)
     opts = _opts(kw)
     fitted = model.model_
     classes = range(fitted.n_outputs) if class_ is None else [fitted.check_class(class_)]

@@ -61,8 +61,11 @@ def explore(obj, X=None, y=None, *, title=None, class_names=None, table_rows=500
     """An interactive page for a fitted model or a walkthrough.
 
     ``obj``: a fitted ``BoostingClassifier`` / ``BoostingRegressor`` (trained here, or made
-    from trees — then no g/h tables), or a ``tg.walkthrough`` result. ``X``, ``y``: rows
-    to follow through the trees (default: the training rows of a model with a trace).
+    from trees — then no g/h tables), a ``tg.walkthrough`` result, or a model trained on a
+    Dask cluster (``teachgbt.dask``: explored as its local twin ``to_local()``, with the
+    rows given or, when they are few, its training rows gathered from the workers).
+    ``X``, ``y``: rows to follow through the trees (default: the training rows of a model
+    with a trace).
     ``class_names``: a classifier's class names, in the order of ``classes_`` (default: the
     labels themselves, so string labels such as "benign" need none).
     ``table_rows``: rows listed in the tables (every row can still be picked by number);

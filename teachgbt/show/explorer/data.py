@@ -32,6 +32,7 @@ from ...core.format import (
     format_threshold,
     split_rule,
 )
+from ...core.losses import LINKS
 from ...utils import check_is_fitted
 
 __all__ = [
@@ -40,12 +41,19 @@ __all__ = [
     "MAX_MARGIN_VALUES",
     "SMALL_TREE_NODES",
     "SPLIT_TABLE_COST",
+    "DIGITS",
 ]
 
 MAX_X_VALUES = 300_000  # feature values sent for the rows, at most
 MAX_MARGIN_VALUES = 300_000  # running margins sent (rows × (rounds + 1) × K), at most
 SMALL_TREE_NODES = 31  # candidate splits are sent for trees of at most this many nodes (depth 4)
 SPLIT_TABLE_COST = 2_000_000  # training rows × candidate tables, at most (each one rescans)
+# one precision per quantity, so that one number under one name reads the same in a box,
+# the Node tab, the tables, the formulas and round 0: a tree's numbers (n, G, H, w*, η·w*,
+# gain, loss_chg) as tg.explain and the diagrams print them (3 decimals), a row's (g, h,
+# margin, probability, prediction, residual) to 4; a hover shows more. Parameters (η, λ)
+# read as given, to 6 decimals.
+DIGITS = {"tree": 3, "row": 4}
 
 
 def _floats(a, digits=9):
@@ -110,7 +118,37 @@ def _unwrap(obj, X, y):
             f"got {type(obj).__name__}"
         )
     check_is_fitted(obj)
+    if hasattr(obj, "to_local") and hasattr(obj, "training_rows"):
+        return _local_twin(obj, X, y)
     return obj, X, y, {}
+
+
+def _local_twin(obj, X, y):
+    """A model trained on a Dask cluster, explored as its local twin (``to_local()``: the same
+    trees) with the rows given, or with its training rows gathered from the workers when they
+    are few (rows × features ≤ ``MAX_X_VALUES``)."""
+    local = obj.to_local()
+    if X is None:
+        if y is not None:
+            raise ValueError("explore(model, X, y): y was given without X")
+        try:
+            X, y = obj.training_rows(MAX_X_VALUES)
+        except ValueError as e:
+            raise ValueError(
+                f"explore(model) of a model trained on a Dask cluster: {e}; give "
+                "explore(model, X, y) a sample of them"
+            ) from None
+        how = "its training rows, gathered from the workers"
+    else:
+        how = "the rows given"
+    note = (
+        f"Trained on a Dask cluster: explored as its local twin (model.to_local(), the same "
+        f"trees) with {how}. The trace's g and h stay on the workers "
+        "(model.trace_.instances(t) computes them there)."
+    )
+    fitted = obj.model_
+    title = _default_title(obj, fitted.is_classifier, fitted.n_outputs, fitted.n_rounds)
+    return local, X, y, {"notes": [note], "twin": True, "title": title}
 
 
 def _feature_matrix(model, X):
@@ -197,8 +235,9 @@ def _leaf_ids(model, given):
     return [t.apply(given.X32) for t in model.model_.trees]
 
 
-def _model_notes(model, given, unknown_n):
-    """What the page says about where its numbers come from."""
+def _model_notes(model, given, unknown_n, twin=False):
+    """What the page says about where its numbers come from (``twin``: a Dask model's local
+    twin, whose own note says where its trace is)."""
     notes = []
     if unknown_n:
         notes.append(
@@ -208,7 +247,7 @@ def _model_notes(model, given, unknown_n):
             else "The model file stores no row counts (n is shown as —): give "
             "explore(model, X) rows to count them."
         )
-    if model.model_.trace is None:
+    if model.model_.trace is None and not twin:
         notes.append(
             "This model was made from trees (tg.load, from_trees), not trained here: it has no "
             "training trace, so there are no g/h tables and no candidate splits. "
@@ -249,14 +288,19 @@ def _tree_dict(model, i, tree, prox, reported, counts=None):
     nodes = range(tree.n_nodes)
     t, k = tree.round, tree.class_  # the round and class the model stamped on its tree
     n = np.asarray(tree.n) if counts is None else np.asarray(counts)
-    leaf_text = [_with_count(str(explain.leaf(model, t, j, class_=k)), n[j]) for j in nodes]
+    leaf_text = [
+        _with_count(str(explain.leaf(model, t, j, DIGITS["tree"], class_=k)), n[j]) for j in nodes
+    ]
     split_text = []
     for j in nodes:
         if leaf[j]:
             split_text.append(None)
             continue
         try:
-            split_text.append(_said_reported(str(explain.split(prox, t, j, class_=k)), reported))
+            # a set split's sorted categories need its rows' g and h: the trace's own
+            who = model if j in tree.sets and model.model_.trace is not None else prox
+            text = str(explain.split(who, t, j, DIGITS["tree"], class_=k))
+            split_text.append(_said_reported(text, reported))
         except ValueError as e:  # a GBDT split without the residual sums it was chosen by
             split_text.append(f"{split_rule(tree, j)}: {e}")
     return {
@@ -291,6 +335,9 @@ def _tree_dict(model, i, tree, prox, reported, counts=None):
         "G": _floats(tree.G),
         "H": _floats(tree.H),
         "weight": _floats(tree.weight),
+        # a refreshed leaf (quantile, absolute error): weight is the quantile q the model
+        # uses, this the Newton step −G/(H+λ) the tree was grown with
+        "newton": _floats(tree.extra["newton_weight"]) if "newton_weight" in tree.extra else None,
         "value": _floats(tree.value),
         "learning_rate": float(tree.learning_rate),
         "gain": _floats(np.where(leaf, np.nan, tree.gain)),
@@ -370,7 +417,11 @@ def build(obj, X=None, y=None, *, title=None, class_names=None, table_rows=500,
     leaves = _leaf_ids(model, given) if given.X32 is not None else None
     unknown_n = any((np.asarray(t.n) < 0).any() for t in fitted.trees)
     counts = _counts(fitted.trees, leaves)
-    notes = list(extras.get("notes", [])) + given.notes + _model_notes(model, given, unknown_n)
+    notes = (
+        list(extras.get("notes", []))
+        + given.notes
+        + _model_notes(model, given, unknown_n, extras.get("twin", False))
+    )
     assumed = [str(s) for s in getattr(model, "import_notes_", None) or []]
     if counts:  # the counts are known now: the import's "n is unknown" no longer holds
         assumed = [s for s in assumed if "row counts" not in s]
@@ -387,9 +438,12 @@ def build(obj, X=None, y=None, *, title=None, class_names=None, table_rows=500,
         "version": 2,
         "title": title or extras.get("title") or _default_title(model, clf, K, T),
         "classifier": clf,
+        "digits": DIGITS,
         "prob_link": _prob_link(fitted),
+        "pred_link": _pred_link(fitted),
         "algorithm": fitted.algorithm,
         "objective": getattr(fitted.loss, "name", ""),
+        "objective_text": _objective_text(fitted),
         "classes": names,
         "K": K,
         "rounds": T,
@@ -404,7 +458,7 @@ def build(obj, X=None, y=None, *, title=None, class_names=None, table_rows=500,
         "base_margin": _floats(base_margin, 17),
         "has_trace": fitted.trace is not None,
         "trace_rows": given.use_trace,
-        "start": _start_text(model, fitted.loss.link, K, base_margin, extras.get("start"), names),
+        "start": _start_text(model, fitted, base_margin, extras.get("start"), names),
         "notes": notes,
         "limits": limits,
         "trees": trees,
@@ -412,18 +466,39 @@ def build(obj, X=None, y=None, *, title=None, class_names=None, table_rows=500,
     }
 
 
-# how the page turns a margin into a probability, as trace_.epochs() does: σ of the log-odds
-# (binary:logitraw's too: its predict only omits σ), σ(2·margin) for scikit-learn's
-# exponential loss; softmax for K classes; none where a margin means no probability
-_PROB_LINKS = {"logit": "sigmoid", "logitraw": "sigmoid", "half logit": "sigmoid2"}
+# how the page turns a margin into a probability, as trace_.epochs() does
+# (Loss.probability): σ of the log-odds (binary:logitraw's too: its predict only omits σ),
+# σ(2·margin) for scikit-learn's exponential loss, softmax for K classes, K sigmoids for
+# LightGBM's multiclassova, the margin itself for a forest's class fractions
+_PROB_LINKS = {"logit": "sigmoid", "logitraw": "sigmoid", "half logit": "sigmoid2",
+               "softmax": "softmax", "sigmoid per class": "sigmoid_each",
+               "mean of trees": "identity"}  # fmt: skip
+# and a prediction that is not the margin where a margin means no probability: e^margin
+# (log link), the class (binary:hinge), log(1 + e^margin) (LightGBM's cross_entropy_lambda)
+_PRED_LINKS = {"log": "exp", "hinge": "class", "softplus": "softplus"}
 
 
 def _prob_link(fitted):
-    if not fitted.is_classifier:
-        return None
-    if fitted.n_outputs > 1:
-        return "softmax"
-    return _PROB_LINKS.get(fitted.loss.link)
+    return _PROB_LINKS[fitted.loss.link] if fitted.loss.has_probability else None
+
+
+def _pred_link(fitted):
+    return None if fitted.loss.has_probability else _PRED_LINKS.get(fitted.loss.link)
+
+
+def _refreshed(fitted):
+    return any("newton_weight" in t.extra for t in fitted.trees)
+
+
+def _objective_text(fitted):
+    """The objective and its link in one line, for round 0 and the About tab:
+    "count:poisson — a leaf adds to the log of the mean: …; prediction = e^margin"."""
+    loss = fitted.loss
+    link = LINKS[loss.link]
+    text = f"{loss.title} — a leaf adds to {link.leaf}; {link.formula}"
+    if _refreshed(fitted):
+        text += "; leaves are refreshed quantiles q, not −G/(H+λ): both shown, the model uses q"
+    return text
 
 
 def _reported(model, assumed):
@@ -580,27 +655,42 @@ def _default_title(model, clf, K, T):
     return f"{type(model).__name__}: {kind}, {trees}"
 
 
-def _start_text(model, link, K, base_margin, start, names):
-    """Round 0: where every margin starts, as lines of text (the page wraps them).
-    ``link``: the model's loss's link, which says how base_score became the margin."""
+# how base_score became the start margin, by the objective's link
+_INVERSE = {"log": "log", "half logit": "½·logit", "softplus": "log(e^x − 1) of"}
+
+
+def _start_text(model, fitted, base_margin, start, names):
+    """Round 0: the objective and its link, then where every margin starts, as lines of text
+    (the page wraps them); margins and probabilities to a row's decimals, as the tables."""
     f = format_number
+    D = DIGITS["row"]
+    link, K = fitted.loss.link, fitted.n_outputs
     b = float(np.atleast_1d(np.asarray(model.base_score_, dtype=float))[0])
     m = float(base_margin[0])
-    lines = []
+    lines = [_objective_text(fitted)]
     if start is not None:  # the walkthrough's Step 1 table
         for _, r in start.iterrows():
-            lines.append(f"{r['quantity']} = {f(r['value'], 6)}   ({r['formula']})")
+            lines.append(f"{r['quantity']} = {f(r['value'], D)}   ({r['formula']})")
     if K > 1:
-        lines.append("Every row starts at the same K margins (log-odds of each class):")
-        lines.extend(f"  margin₀[{c}] = {f(v, 6)}" for c, v in zip(names, base_margin))
-        lines.append("p = softmax(margin₀)")
+        lines.append("Every row starts at the same K margins:")
+        lines.extend(f"  margin₀[{c}] = {f(v, D)}" for c, v in zip(names, base_margin))
     elif link == "logit":
-        lines.append(f"margin₀ = logit(base_score) = log({f(b, 6)} / (1 − {f(b, 6)})) = {f(m, 6)}")
-        lines.append(f"p₀ = σ(margin₀) = {f(b, 6)} for every row: the probability of class "
-                     f"{names[1]}")  # fmt: skip
-    elif m == b:
-        lines.append(f"margin₀ = base_score = {f(m, 6)} for every row")
-    else:  # a link between them (log for counts, half logit, ...)
-        lines.append(f"margin₀ = {f(m, 6)} for every row (base_score = {f(b, 6)}, through the "
-                     f"objective's link: {link})")  # fmt: skip
+        bd = f(b, D)
+        lines.append(f"margin₀ = logit(base_score) = log({bd} / (1 − {bd})) = {f(m, D)}")
+    elif link in _INVERSE:
+        lines.append(f"margin₀ = {_INVERSE[link]}(base_score) = {_INVERSE[link]}({f(b, D)}) "
+                     f"= {f(m, D)} for every row")  # fmt: skip
+    else:
+        lines.append(f"margin₀ = base_score = {f(m, D)} for every row")
+    if fitted.loss.has_probability:
+        p0 = np.atleast_1d(fitted.loss.probability(base_margin.reshape(1, -1) if K > 1 else m))
+        what = LINKS[link].probability_of("margin₀")
+        if K > 1:
+            lines.append(f"p₀ = {what}: " + ", ".join(
+                f"{c} {f(v, D)}" for c, v in zip(names, p0.reshape(-1))))  # fmt: skip
+        else:
+            lines.append(f"p₀ = {what} = {f(float(p0[0]), D)} for every row: the "
+                         f"probability of class {names[1]}")  # fmt: skip
+    elif link in _INVERSE:
+        lines.append(f"prediction₀ = {LINKS[link].prediction_of('margin₀')} = {f(b, D)}")
     return lines

@@ -86,6 +86,8 @@
   }
 
   function isLeaf(tree, i) { return tree.feature[i] < 0; }
+  function isSet(tree, i) { return !!(tree.sets && tree.sets[String(i)]); }
+  function hasSets(tree) { return !!(tree.sets && Object.keys(tree.sets).length); }
 
   // A tidy top-down layout of the open part of a tree with boxes of any size: subtrees
   // side by side as close as their widest box at every depth allows (the Reingold–Tilford
@@ -196,6 +198,14 @@
   }
   function count(v) { return v === null || v === undefined || v < 0 ? "—" : String(v); }
   function signed(v, p) { var t = num(v, p); return v > 0 ? "+" + t : t; }
+  // one precision per quantity (data.py: DIGITS), so that one number under one name reads
+  // the same in a box, the Node tab, the tables and the formulas of tg.explain: a tree's
+  // numbers (n, G, H, w*, η·w*, gain, loss_chg) to TREE_DIGITS decimals, as explain and the
+  // diagrams print them; a row's (g, h, margin, probability, prediction, residual) to
+  // ROW_DIGITS; a hover shows more
+  var TREE_DIGITS = 3, ROW_DIGITS = 4;
+  function T(v) { return num(v, TREE_DIGITS); }
+  function N(v) { return num(v, ROW_DIGITS); }
 
   var PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7", "#9c755f", "#bab0ac"];
   function colour(k) { return PALETTE[k % PALETTE.length]; }
@@ -214,6 +224,7 @@
   var HIST_BINS = 16;
   var OVERVIEW_NODES = 63;  // trees up to this size open with the data in their nodes
   var TRANSPOSE_ROWS = 8;   // the epoch table of this few rows has one column per row
+  var CAT_W = 150, CAT_ROW = 12, CAT_PX = 10, CAT_GAP = 5, CAT_ROWS = 8;  // a set split's chart
 
   // as the style sheet's --screen: larger screens (a projector's 1920 × 1080) start larger
   function screenFactor() { return window.innerWidth >= 2400 ? 1.45 : window.innerWidth >= 1600 ? 1.2 : 1; }
@@ -226,6 +237,7 @@
 
   function App(data) {
     this.d = data;
+    if (data.digits) { TREE_DIGITS = data.digits.tree; ROW_DIGITS = data.digits.row; }
     this.round = 0;       // round t shows the model after tree t; round 0 is the base score
     this.cls = 0;
     this.node = null;
@@ -258,15 +270,48 @@
     return out;
   };
 
-  // the probabilities of margins ms, by the model's link (data.py: prob_link); null where
-  // a margin means no probability (a regressor, binary:hinge)
+  // the probabilities of margins ms, by the model's link (data.py: prob_link, as
+  // Loss.probability); null where a margin means no probability (a regressor, binary:hinge)
   App.prototype.probs = function (ms) {
     var link = this.d.prob_link;
     if (link === "softmax") return softmax(ms);
     if (link === "sigmoid") return [sigmoid(ms[0])];
     if (link === "sigmoid2") return [sigmoid(2 * ms[0])];  // scikit-learn's exponential loss
+    if (link === "sigmoid_each") return ms.map(sigmoid);  // LightGBM's multiclassova
+    if (link === "identity") return ms.slice();  // a forest's margins are class fractions
     return null;
   };
+
+  // the prediction of margins ms where it is not the margin and no probability (data.py:
+  // pred_link): e^margin (a log link), the class (binary:hinge), log(1 + e^margin); null
+  // where the prediction is the margin itself
+  App.prototype.pred = function (ms) {
+    var link = this.d.pred_link;
+    if (link === "exp") return [Math.exp(ms[0])];
+    if (link === "class") return [ms[0] > 0 ? 1 : 0];
+    if (link === "softplus") return [Math.max(ms[0], 0) + Math.log1p(Math.exp(-Math.abs(ms[0])))];
+    return null;
+  };
+
+  // what a residual subtracts from y (as trace_.epochs()): the probability, else the
+  // prediction, else the margin
+  App.prototype.predicted = function (ms) {
+    return this.probs(ms) || this.pred(ms) || ms;
+  };
+
+  // the prediction's formula, with the margin named m ("e^margin")
+  App.prototype.predName = function (m) {
+    m = m || "margin";
+    var link = this.d.pred_link;
+    return link === "exp" ? "e^" + m : link === "class" ? "(1 if " + m + " > 0 else 0)" : link === "softplus" ? "log(1 + e^" + m + ")" : m;
+  };
+
+  // a leaf's value: w* = −G/(H+λ), or q for a model whose leaves were refreshed (quantile,
+  // absolute error)
+  App.prototype.refreshed = function () {
+    return this.d.trees.some(function (t) { return !!t.newton; });
+  };
+  App.prototype.weightName = function () { return this.refreshed() ? "q" : "w*"; };
 
   App.prototype.setFont = function (f) {
     var old = this.fs;
@@ -474,14 +519,20 @@
       out.push({ text: "leaf " + i, cls: "l1" });
       if (chart) out.push({ chart: chart });
       out.push({ text: "n " + count(tree.n[i]), cls: "l2" });
-      out.push({ text: "w* " + num(tree.weight[i], 3), cls: "l2" });
-      out.push({ text: "η·w* " + signed(tree.value[i], 3), cls: "l2 adds" });
+      if (tree.newton) {  // a refreshed leaf: both numbers, the one the model uses first
+        out.push({ text: "q " + T(tree.weight[i]), cls: "l2" });
+        out.push({ text: "−G/(H+λ) " + T(tree.newton[i]), cls: "l2 unused" });
+        out.push({ text: "η·q " + signed(tree.value[i], TREE_DIGITS), cls: "l2 adds" });
+        return out;
+      }
+      out.push({ text: "w* " + T(tree.weight[i]), cls: "l2" });
+      out.push({ text: "η·w* " + signed(tree.value[i], TREE_DIGITS), cls: "l2 adds" });
       return out;
     }
     this.ruleLines(tree, i).forEach(function (t) { out.push({ text: t, cls: "l1" }); });
     if (chart) out.push({ chart: chart });
-    out.push({ text: "n " + count(tree.n[i]) + " · gain " + num(tree.gain[i], 3), cls: "l2" });
-    if (twoH(d)) out.push({ text: "Σp(1−p) " + num(tree.H[i], 3), cls: "l2" });
+    out.push({ text: "n " + count(tree.n[i]) + " · gain " + T(tree.gain[i]), cls: "l2" });
+    if (twoH(d)) out.push({ text: "Σp(1−p) " + T(tree.H[i]), cls: "l2" });
     return out;
   };
 
@@ -503,12 +554,13 @@
     if (this.chartCache[ti]) return this.chartCache[ti];
     var d = this.d, tree = d.trees[ti], leafOf = d.rows.leaf[ti], X = d.rows.X, y = d.rows.y;
     var n = tree.feature.length, at = [];
-    for (var j = 0; j < n; j++) at.push({ vals: [], ys: [] });
+    for (var j = 0; j < n; j++) at.push({ vals: [], ys: [], left: [] });
     for (var r = 0; r < d.rows.n; r++) {
-      for (var a = leafOf[r]; a >= 0; a = tree.parent[a]) {
+      for (var a = leafOf[r], from = -1; a >= 0; from = a, a = tree.parent[a]) {
         var f = tree.feature[a];
         at[a].vals.push(f >= 0 && X ? X[f][r] : null);
         at[a].ys.push(y ? y[r] : null);
+        at[a].left.push(from < 0 ? null : from === tree.left[a]);  // the side the row took
       }
     }
     this.chartCache[ti] = at;
@@ -534,8 +586,63 @@
       if (d.classifier) return { kind: "shares", w: CHART_W * (isLeaf(tree, i) ? 0.62 : 1), h: SHARE_H, ys: at.ys };
       return { kind: "yhist", w: CHART_W * 0.62, h: CHART_H * 0.8, ys: at.ys };
     }
+    if (isSet(tree, i)) {
+      var groups = this.catGroups(tree, i, at, CAT_ROWS);
+      var rows = groups.yes.length + groups.no.length;
+      // as wide as the box its rule makes (a set's rule is long), at least CAT_W
+      var w = Math.max(CAT_W, Math.max.apply(null, this.ruleLines(tree, i).map(function (t) {
+        return textWidth(t, TITLE_PX, true); })));
+      return { kind: "cats", w: w, h: rows * CAT_ROW + CAT_GAP, groups: groups };
+    }
     return { kind: "hist", w: CHART_W, h: CHART_H, vals: at.vals, ys: at.ys, thr: tree.threshold[i] };
   };
+
+  // The categories of the rows that reached set split i, in two groups by the side their
+  // rows took (yes: in the set, left; no: the others, right — missing and unseen values
+  // where the library sent them), each group by rows, most first. A category is {label,
+  // code, n, counts (by class), sum (of y)}. With more than `most` categories, each
+  // group keeps its largest and folds the rest into one "+k more" entry.
+  App.prototype.catGroups = function (tree, i, at, most) {
+    var d = this.d, names = d.categories[tree.feature[i]] || [], K = d.classifier ? d.classes.length : 1;
+    var by = {}, clf = d.classifier;
+    at.vals.forEach(function (v, j) {
+      var code = catCode(v, names);
+      var key = String(code) + (at.left[j] ? "<" : ">");
+      var e = by[key] || (by[key] = { label: typeof code === "number" ? names[code] : code, code: code,
+        yes: !!at.left[j], n: 0, counts: new Array(K).fill(0), sum: 0 });
+      e.n += 1;
+      if (at.ys[j] !== null) { if (clf) e.counts[at.ys[j]] += 1; else e.sum += at.ys[j]; }
+    });
+    var all = Object.keys(by).map(function (k) { return by[k]; });
+    var order = function (a, b) { return b.n - a.n || String(a.label).localeCompare(String(b.label)); };
+    var yes = all.filter(function (e) { return e.yes; }).sort(order);
+    var no = all.filter(function (e) { return !e.yes; }).sort(order);
+    if (most && yes.length + no.length > most) {
+      var sy = Math.min(yes.length, Math.max(2, Math.round(most * yes.length / (yes.length + no.length))));
+      var sn = Math.min(no.length, most - sy);
+      sy = Math.min(yes.length, most - sn);
+      yes = fold(yes, sy, K); no = fold(no, sn, K);
+    }
+    return { yes: yes, no: no, all: all.length };
+  };
+
+  // a row's value of a categorical feature as the chart groups it: its code, "missing", or
+  // "unseen" (a code that names no category)
+  function catCode(v, names) {
+    return v === null ? "missing" : v >= 0 && v < names.length && v === Math.floor(v) ? v : "unseen";
+  }
+
+  // the first `keep` − 1 entries, and the rest added up as "+k more" (all when they fit)
+  function fold(list, keep, K) {
+    if (list.length <= keep) return list;
+    var kept = list.slice(0, Math.max(keep - 1, 0)), rest = list.slice(kept.length);
+    var more = { label: "+" + rest.length + " more", code: null, folded: rest, n: 0, counts: new Array(K).fill(0), sum: 0 };
+    rest.forEach(function (e) {
+      more.n += e.n; more.sum += e.sum;
+      e.counts.forEach(function (v, k) { more.counts[k] += v; });
+    });
+    return kept.concat([more]);
+  }
 
   // bins of values (with their y) over [lo, hi]: counts by class, or the mean y of a bin
   function binned(vals, ys, lo, hi, bins, K, clf) {
@@ -574,6 +681,7 @@
       g.appendChild(s("rect", { x: 0, y: 0, width: W, height: H, class: "chart-frame" }));
       return g;
     }
+    if (c.kind === "cats") return this.drawCats(g, c, W, pick);
     var vals = c.kind === "hist" ? c.vals : c.ys, ys = c.ys;
     var present = vals.filter(function (v) { return v !== null; });
     if (!present.length) return g;
@@ -603,6 +711,48 @@
     if (pick !== null && pick !== undefined) {
       g.appendChild(s("path", { d: "M" + X(pick) + "," + (H + 1) + " l-" + 3.5 * f + "," + 5 * f + " l" + 7 * f + ",0 z", class: "pickmark" }));
     }
+    return g;
+  };
+
+  // the fill of a category's bar: stacked by class, or its rows' mean y (a regressor)
+  App.prototype.catFills = function (e) {
+    var d = this.d;
+    if (d.classifier) return e.counts.map(function (v, k) { return [v, colour(k)]; });
+    var yr = this.yRange();
+    var mean = e.n ? e.sum / e.n : yr[0];
+    return [[e.n, d.rows.y ? heat((mean - yr[0]) / ((yr[1] - yr[0]) || 1)) : "#8da0cb"]];
+  };
+
+  // A set split's chart in its box: one bar per category (its name on the left), stacked by
+  // class, those in the set (yes, left) above a dashed line, the others (no) below; `pick`:
+  // the picked row's code, its category marked
+  App.prototype.drawCats = function (g, c, W, pick) {
+    var self = this, f = this.fs, rh = CAT_ROW * f, px = CAT_PX * f, mx = 1, y = 0;
+    var tag = textWidth("yes", px, true) + 4 * f, label = Math.min(0.42 * W, 62 * f), chars = Math.floor(label / (0.56 * px));
+    var bars = W - tag - label - 10 * f;
+    c.groups.yes.concat(c.groups.no).forEach(function (e) { mx = Math.max(mx, e.n); });
+    [["yes", c.groups.yes], ["no", c.groups.no]].forEach(function (grp, gi) {
+      if (gi === 1) {
+        y += CAT_GAP * f / 2;
+        g.appendChild(s("line", { x1: 0, x2: W, y1: y, y2: y, class: "chart-thr" }));
+        y += CAT_GAP * f / 2;
+      }
+      if (grp[1].length) g.appendChild(s("text", { x: 0, y: y + rh * 0.8, "font-size": px, class: "cat-side", text: grp[0] }));
+      grp[1].forEach(function (e) {
+        var picked = pick !== null && pick !== undefined && (e.code === pick || (e.folded && e.folded.some(function (x) { return x.code === pick; })));
+        g.appendChild(s("text", { x: tag, y: y + rh * 0.8, "font-size": px, class: "cat-name" + (picked ? " picked" : ""),
+          "data-side": grp[0], "data-n": String(e.n), text: clip(String(e.label), chars) }));
+        var x0 = tag + label;
+        self.catFills(e).forEach(function (part) {
+          if (!part[0]) return;
+          var w = bars * part[0] / mx;
+          g.appendChild(s("rect", { x: x0, y: y + 1 * f, width: w, height: rh - 2 * f, fill: part[1] }));
+          x0 += w;
+        });
+        if (picked) g.appendChild(s("path", { d: "M" + (x0 + 2 * f) + "," + (y + rh / 2) + " l" + 5 * f + ",-" + 3.5 * f + " l0," + 7 * f + " z", class: "pickmark" }));
+        y += rh;
+      });
+    });
     return g;
   };
 
@@ -744,7 +894,8 @@
       if (ln.chart) {
         var pick = null;
         if (self.row !== null && onPath.has(i)) {
-          pick = ln.chart.kind === "hist" ? self.d.rows.X[tree.feature[i]][self.row]
+          pick = ln.chart.kind === "cats" ? catCode(self.d.rows.X[tree.feature[i]][self.row], self.d.categories[tree.feature[i]] || [])
+            : ln.chart.kind === "hist" ? self.d.rows.X[tree.feature[i]][self.row]
             : ln.chart.kind === "yhist" ? self.d.rows.y[self.row] : null;
         }
         var c = self.drawChart(ln.chart, pick);
@@ -784,6 +935,12 @@
 
   App.prototype.hoverText = function (tree, i) {
     var d = this.d;
+    if (isLeaf(tree, i) && tree.newton) {
+      return "leaf " + i + ": n = " + count(tree.n[i]) + "\nq = " + num(tree.weight[i], 6) +
+        " (the refreshed quantile: the model uses it)\n−G/(H+λ) = " + num(tree.newton[i], 6) +
+        " (not used)\nadds η·q = " + formatNumber(tree.learning_rate, 6) + " × " + num(tree.weight[i], 6) +
+        " = " + num(tree.value[i], 6) + " to a row's margin" + this.sharesText(tree, i);
+    }
     if (isLeaf(tree, i)) {
       return "leaf " + i + ": n = " + count(tree.n[i]) + "\nw* = " + num(tree.weight[i], 6) +
         " (the walkthrough's leaf_output)\nadds η·w* = " + formatNumber(tree.learning_rate, 6) + " × " +
@@ -824,12 +981,18 @@
     if (!tree) return parts;
     if (this.overview && d.classifier && d.rows && d.rows.y) {
       parts.push({ swatches: d.classes });
-      if (d.rows.X) parts.push({ text: "a split's chart: its feature over the rows reaching it, cut at the threshold (dashed)" });
+      if (d.rows.X) parts.push({ text: "a split's chart: its feature over the rows reaching it, cut at the threshold (dashed)" +
+        (hasSets(tree) ? "; a set split's: one bar per category, the set's (yes) above the dashed line" : "") });
     } else if (this.overview && d.rows && d.rows.y && d.rows.X) {
-      parts.push({ text: "bars coloured by mean y: blue low, red high" });
+      parts.push({ text: "bars coloured by mean y: blue low, red high" +
+        (hasSets(tree) ? "; a set split's chart: one bar per category, the set's (yes) above the dashed line" : "") });
     }
     parts.push({ text: "edges: as wide as the rows passing" });
-    parts.push({ text: "a leaf: w* = −G/(H+λ) (leaf_output); η·w* = what it adds to the margin, η = " + formatNumber(tree.learning_rate, 6) });
+    if (tree.newton) {
+      parts.push({ text: "a leaf: q = the refreshed quantile of its rows' residuals (the model uses it), −G/(H+λ) beside it; η·q = what it adds to the margin, η = " + formatNumber(tree.learning_rate, 6) });
+    } else {
+      parts.push({ text: "a leaf: w* = −G/(H+λ) (leaf_output); η·w* = what it adds to the margin, η = " + formatNumber(tree.learning_rate, 6) });
+    }
     if (twoH(d)) parts.push({ text: "n is the gain's H (h = 1 per row); Σp(1−p) is w*'s denominator" });
     return parts;
   };
@@ -900,7 +1063,9 @@
     var d = this.d, el = this.start;
     while (el.firstChild) el.removeChild(el.firstChild);
     el.appendChild(h("h2", { class: "start-title", text: "Round 0: before any tree, every row starts here" }));
-    d.start.forEach(function (line) { el.appendChild(h("p", { class: "start-line", text: line })); });
+    d.start.forEach(function (line, j) {  // first: the objective and its link
+      el.appendChild(h("p", { class: "start-line" + (j === 0 && d.objective_text ? " objective" : ""), text: line }));
+    });
     el.appendChild(h("p", { class: "start-hint",
       text: d.rounds ? "Next ▶ (or →) goes to round 1: after " + d.trees[this.cls].label + "." : "This model has no trees." }));
     this.view = null;
@@ -1014,17 +1179,23 @@
 
   // the names every view gives the numbers of a node (the walkthrough's, explain's)
   App.prototype.nodeStats = function (tree, i) {
-    var d = this.d, leaf = isLeaf(tree, i), N = function (v) { return num(v, 4); };
-    var stats = [["n", "n", count(tree.n[i])], ["G", "G", N(tree.G[i])]];
+    var d = this.d, leaf = isLeaf(tree, i);
+    var stats = [["n", "n", count(tree.n[i])], ["G", "G", T(tree.G[i])]];
     if (twoH(d)) {
       stats.push(["H_gain", "n (the gain's H)", count(tree.n[i])],
-                 ["H", "Σp(1−p) (w*'s denominator)", N(tree.H[i])]);
+                 ["H", "Σp(1−p) (w*'s denominator)", T(tree.H[i])]);
     } else {
-      stats.push(["H", "H", N(tree.H[i])]);
+      stats.push(["H", "H", T(tree.H[i])]);
     }
-    stats.push(["w*", leaf ? "w* (leaf_output)" : "w* (were it a leaf)", N(tree.weight[i])]);
-    if (leaf) stats.push(["η·w*", "η·w* (what the leaf adds)", N(tree.value[i])]);
-    if (!leaf) stats.push(["gain", "gain", N(tree.gain[i])], ["loss_chg", d.loss_chg_from_file ? "loss_chg (in the file)" : "loss_chg", N(tree.loss_chg[i])]);
+    if (leaf && tree.newton) {  // a refreshed leaf: the quantile the model uses, and Newton's
+      stats.push(["q", "q (the refreshed quantile: the model uses it)", T(tree.weight[i])],
+                 ["w*", "w* = −G/(H+λ) (the tree was grown with it; not used)", T(tree.newton[i])],
+                 ["η·q", "η·q (what the leaf adds)", T(tree.value[i])]);
+    } else {
+      stats.push(["w*", leaf ? "w* (leaf_output)" : "w* (were it a leaf)", T(tree.weight[i])]);
+      if (leaf) stats.push(["η·w*", "η·w* (what the leaf adds)", T(tree.value[i])]);
+    }
+    if (!leaf) stats.push(["gain", "gain", T(tree.gain[i])], ["loss_chg", d.loss_chg_from_file ? "loss_chg (in the file)" : "loss_chg", T(tree.loss_chg[i])]);
     return stats;
   };
 
@@ -1040,7 +1211,9 @@
     }
     var leaf = isLeaf(tree, i);
     p.appendChild(h("h2", { id: "node-title", text: tree.label + ", " + (leaf ? "leaf " : "node ") + i }));
-    if (!leaf) {
+    if (!leaf && isSet(tree, i)) {
+      this.setList(p, tree, i);
+    } else if (!leaf) {
       p.appendChild(h("p", { class: "rule", title: this.exactText(tree, i),
         text: "split: " + tree.rule[i] }));
     }
@@ -1054,14 +1227,14 @@
   };
 
   App.prototype.splitTable = function (p, tree, i) {
-    var d = this.d, tab = tree.splits[String(i)], N = function (v) { return num(v, 4); };
+    var d = this.d, tab = tree.splits[String(i)];
     if (tab) {
       p.appendChild(h("h3", { text: "Candidate splits: " + tab.rows.length + " best of " + tab.total + ", by gain" }));
       var head = ["feature", "threshold", "missing", "G_L", "H_L", "G_R", "H_R", "gain"];
       p.appendChild(h("div", { class: "scroll" }, [h("table", { class: "grid", id: "split-table" }, [
         h("thead", {}, [h("tr", {}, head.map(function (c) { return h("th", { text: c }); }))]),
         h("tbody", {}, tab.rows.map(function (r) {
-          var cells = [r[0], r[1], r[2] ? "left" : "right"].concat(r.slice(3, 8).map(N));
+          var cells = [r[0], r[1], r[2] ? "left" : "right"].concat(r.slice(3, 8).map(T));
           return h("tr", { class: r[8] ? "chosen" : "" }, cells.map(function (c, j) {
             return h("td", { text: j === 0 && r[8] ? "★ " + c : c });
           }));
@@ -1125,10 +1298,67 @@
     });
     var wrap = h("div", { class: "nodedata", id: "node-data" }, [h("h3", { text: title })]);
     if (leaf && d.classifier) { wrap.appendChild(this.classBars(vals)); p.appendChild(wrap); return; }
+    if (isSet(tree, i)) {
+      var pickCode = this.row !== null && rows.indexOf(this.row) >= 0
+        ? catCode(d.rows.X[tree.feature[i]][this.row], d.categories[tree.feature[i]] || []) : null;
+      wrap.appendChild(this.catBars(tree, i, pickCode));
+      p.appendChild(wrap);
+      return;
+    }
     var pick = this.row !== null && rows.indexOf(this.row) >= 0 ? (leaf ? y[this.row] : d.rows.X[tree.feature[i]][this.row]) : null;
     wrap.appendChild(this.histogram(vals, groups, leaf ? null : i, pick, leaf, tree));
     if (missing) wrap.appendChild(h("p", { class: "caption", text: missing + " rows with the value missing (they went " + (tree.default_left[i] ? "left" : "right") + ")." }));
     p.appendChild(wrap);
+  };
+
+  // A set split in full: the categories of the set (yes, left) and the others (no, right),
+  // every one by name, and where missing values go
+  App.prototype.setList = function (p, tree, i) {
+    var d = this.d, fx = tree.feature[i], names = d.categories[fx] || [], name = d.features[fx];
+    var inSet = new Set(tree.sets[String(i)]);
+    var others = names.filter(function (c, k) { return !inSet.has(k); });
+    p.appendChild(h("p", { class: "rule", title: tree.exact_rule[i], text: "split: " + tree.exact_rule[i] }));
+    p.appendChild(h("ul", { class: "set-list", id: "set-list" }, [
+      h("li", { "data-side": "yes", text: "yes (left), in the set: " + tree.sets[String(i)].map(function (c) { return names[c] === undefined ? "code " + c : names[c]; }).join(", ") +
+        " (" + inSet.size + " of " + names.length + ")" }),
+      h("li", { "data-side": "no", text: "no (right): " + (others.length ? others.join(", ") : "none") + " (" + others.length + ")" }),
+      h("li", { "data-side": "missing", text: "missing values go " + (tree.default_left[i] ? "left (yes)" : "right (no)") })
+    ]));
+    p.appendChild(h("p", { class: "caption", text: "A set split asks whether " + name + " is one of the set's categories: it sorts them by their G/(H + λ) and cuts that order as it would cut a number (the formula below)." }));
+  };
+
+  // One bar per category of the rows that reached set split i, by name, stacked by class
+  // (or coloured by mean y), the set's (yes) above the others; the picked row's marked
+  App.prototype.catBars = function (tree, i, pickCode) {
+    var self = this, d = this.d, at = this.nodeRows(tree.index)[i], groups = this.catGroups(tree, i, at, 0);
+    var list = groups.yes.concat(groups.no), W = 420, rowH = 20, label = 118, gap = 12;
+    var mx = Math.max.apply(null, list.map(function (e) { return e.n; }).concat([1]));
+    var H = rowH * list.length + (groups.yes.length ? 18 : 0) + (groups.no.length ? 18 : 0) + 4;
+    var g = s("svg", { class: "hist cats", id: "cat-bars", viewBox: "0 0 " + W + " " + H, width: "100%", role: "img" });
+    var y = 0, bars = W - label - 70;
+    [["yes", "yes (left): in the set", groups.yes], ["no", "no (right)", groups.no]].forEach(function (grp) {
+      var side = grp[0], list = grp[2];
+      if (!list.length) return;
+      g.appendChild(s("text", { x: 0, y: y + 13, class: "axis side", text: grp[1] }));
+      y += 18;
+      list.forEach(function (e) {
+        var picked = pickCode !== null && e.code === pickCode;
+        var row = s("g", { "data-category": String(e.label), "data-side": side, "data-n": String(e.n), class: picked ? "picked" : "" }, [
+          s("title", { text: e.label + ": " + e.n + " rows" + (d.classifier ? " (" + e.counts.map(function (v, k) { return d.classes[k] + " " + v; }).join(", ") + ")" : ", mean y " + N(e.n ? e.sum / e.n : NaN)) })]);
+        row.appendChild(s("text", { x: gap, y: y + 14, class: "axis cat-label" + (picked ? " picked" : ""), text: clip(String(e.label), 16) }));
+        var x0 = label;
+        self.catFills(e).forEach(function (part) {
+          if (!part[0]) return;
+          var w = Math.max(1, bars * part[0] / mx);
+          row.appendChild(s("rect", { x: x0, y: y + 3, width: w, height: rowH - 6, fill: part[1] }));
+          x0 += w;
+        });
+        row.appendChild(s("text", { x: x0 + 6, y: y + 14, class: "axis", text: String(e.n) + (picked ? "  ◀ row " + d.rows.index[self.row] : "") }));
+        g.appendChild(row);
+        y += rowH;
+      });
+    });
+    return g;
   };
 
   App.prototype.classBars = function (codes) {
@@ -1182,7 +1412,7 @@
       svg.appendChild(s("path", { d: "M" + X(pick) + "," + (H - B + 2) + " l-7,12 l14,0 z", class: "pickmark" }));
       var left = X(pick) > W / 2;
       svg.appendChild(s("text", { x: X(pick) + (left ? -9 : 9), y: H + 18, class: "axis pickvalue", "text-anchor": left ? "end" : "start",
-        text: "row " + d.rows.index[this.row] + ": " + (leaf ? formatNumber(pick, 4) : this.xText(tree.feature[node], pick, tree)) }));
+        text: "row " + d.rows.index[this.row] + ": " + (leaf ? N(pick) : this.xText(tree.feature[node], pick, tree)) }));
     }
     if (d.classifier && d.rows.y) {  // the legend: one colour per class
       d.classes.forEach(function (c, k) {
@@ -1233,7 +1463,7 @@
   App.prototype.yText = function (r) {
     var d = this.d, y = d.rows.y;
     if (!y) return "";
-    return d.classifier ? d.classes[y[r]] : formatNumber(y[r], 4);
+    return d.classifier ? d.classes[y[r]] : N(y[r]);
   };
   App.prototype.posClass = function () { return this.d.K > 1 ? this.cls : 1; };
   App.prototype.indicatorName = function () { return "1[y=" + this.d.classes[this.posClass()] + "]"; };
@@ -1243,22 +1473,25 @@
   };
 
   App.prototype.rowsPanel = function (p) {
-    var self = this, d = this.d, t = this.round, k = this.cls, N = function (v) { return num(v, 4); };
+    var self = this, d = this.d, t = this.round, k = this.cls;
     var ids = this.rowIds(), hasGH = !!d.rows.g && t > 0, clf = !!d.prob_link, ind = d.classifier && !!d.rows.y;
-    var head = ["row", "y"].concat(ind ? [this.indicatorName()] : [], hasGH ? ["g", "h"] : [], t > 0 ? ["leaf"] : [], ["margin"], clf ? ["prob"] : []);
+    var pred = !!d.pred_link;
+    var head = ["row", "y"].concat(ind ? [this.indicatorName()] : [], hasGH ? ["g", "h"] : [], t > 0 ? ["leaf"] : [], ["margin"], clf ? ["prob"] : [], pred ? ["prediction"] : []);
     var body = ids.map(function (r) {
-      var all = self.margins(r), ms = all ? all[t] : null, pr = ms ? self.probs(ms) : null;
+      var all = self.margins(r), ms = all ? all[t] : null;
       var cells = [d.rows.index[r], self.yText(r)];
       if (ind) cells.push(String(self.indicator(r)));
       if (hasGH) cells.push(N(d.rows.g[k][t - 1][r]), N(d.rows.h[k][t - 1][r]));
       if (t > 0) cells.push(String(d.rows.leaf[self.treeIndex()][r]));
       cells.push(ms ? N(ms[k]) : "—");  // beyond the rows whose margins the page carries
-      if (clf) cells.push(pr ? N(pr[k]) : "—");
+      if (clf) cells.push(ms ? N(self.probs(ms)[k]) : "—");
+      if (pred) cells.push(ms ? N(self.pred(ms)[0]) : "—");
       return cells;
     });
+    var after = "margin" + (clf ? " and prob are" : pred ? " and prediction (" + this.predName() + ") are" : " is");
     var what = t === 0 ? "Round 0: every row at the base score." :
       "Round " + t + ": after " + this.tree().label + "." + (hasGH ? " g and h are what it was grown from (at round " + (t - 1) + "'s margin);" : "") +
-      " leaf is where each row lands in it; margin" + (clf ? " and prob are" : " is") + " after it (as in the Row tab).";
+      " leaf is where each row lands in it; " + after + " after it (as in the Row tab).";
     p.appendChild(h("p", { class: "caption", text: what + (ind ? " " + this.indicatorName() + " is 1 when y is class " + d.classes[this.posClass()] + " (one-vs-rest), the y of g = p − y." : "") }));
     if (!hasGH && t > 0) p.appendChild(h("p", { class: "hint", text: d.has_trace ? "g and h are shown for the training rows." : "No g and h: this model has no training trace." }));
     p.appendChild(this.table("rows-table", head, body, ids));
@@ -1267,7 +1500,7 @@
   // Seed 004's table at round t: its columns (as trace_.epochs names them) and, per row,
   // the cells
   App.prototype.epochColumns = function () {
-    var self = this, d = this.d, t = this.round, k = this.cls, N = function (v) { return num(v, 4); };
+    var self = this, d = this.d, t = this.round, k = this.cls;
     var clf = !!d.prob_link, ind = d.classifier && !!d.rows.y;
     var cols = [["y", function (r) { return self.yText(r); }]];
     if (ind) cols.push([this.indicatorName(), function (r) { return String(self.indicator(r)); }]);
@@ -1284,10 +1517,10 @@
       var all = self.margins(r);
       if (!d.rows.y || !all) return d.rows.y ? "—" : "";
       var yv = d.classifier ? self.indicator(r) : d.rows.y[r];  // as trace_.epochs()
-      return N(yv - (clf ? self.probs(all[u0])[k] : all[u0][k]));
+      return N(yv - self.predicted(all[u0])[k]);
     }]);
     cols.push([b + "leaf_index", function (r) { return String(d.rows.leaf[ti][r]); }]);
-    cols.push([b + "leaf_output", function (r) { return N(tree.weight[d.rows.leaf[ti][r]]); }]);
+    cols.push([b + "leaf_output", function (r) { return T(tree.weight[d.rows.leaf[ti][r]]); }]);
     cols.push([b + "pre", function (r) { return pre(r, t); }]);
     if (clf) cols.push([b + "prob", function (r) { return prob(r, t); }]);
     return cols;
@@ -1297,7 +1530,7 @@
     var self = this, d = this.d, t = this.round, ids = this.rowIds(), clf = !!d.prob_link;
     var cols = this.epochColumns();
     var what = t === 0 ? "Seed 004's table at epoch 0: the starting log(odds)" + (clf ? " and probability." : ".")
-      : "Seed 004's table, epoch " + t + " (" + this.tree().label + "): residual = " + (clf ? this.indicatorName() + " − prob" : (d.classifier ? this.indicatorName() : "y") + " − pre") +
+      : "Seed 004's table, epoch " + t + " (" + this.tree().label + "): residual = " + (d.classifier ? this.indicatorName() : "y") + " − " + (clf ? "prob" : d.pred_link ? this.predName("pre") : "pre") +
         " of epoch " + (t - 1) + "; leaf_output is w* (before the learning rate η); pre = previous pre + η·leaf_output.";
     p.appendChild(h("p", { class: "caption", text: what }));
     if (ids.length <= TRANSPOSE_ROWS) {  // one column per row of data: every column fits
@@ -1323,7 +1556,7 @@
   };
 
   App.prototype.rowPanel = function (p) {
-    var self = this, d = this.d, r = this.row, N = function (v) { return num(v, 4); };
+    var self = this, d = this.d, r = this.row;
     if (r === null) {
       p.appendChild(h("p", { class: "hint", text: "Pick a row: click it in the Rows table, or type its number above. Its path is then marked in every tree." }));
       return;
@@ -1340,8 +1573,11 @@
         steps.push(h("li", { title: this.exactText(tree, a), text: tree.rule[a] + "?  " + (yes ? "yes" : "no") + shown }));
       }
       var lf = path[path.length - 1];
-      steps.push(h("li", { id: "row-leaf", text: "leaf " + lf + ": w* = " + N(tree.weight[lf]) + " (leaf_output); it adds η·w* = " +
-        formatNumber(tree.learning_rate, 6) + " × " + N(tree.weight[lf]) + " = " + N(tree.value[lf]) }));
+      var leafText = tree.newton
+        ? "leaf " + lf + ": q = " + T(tree.weight[lf]) + " (the refreshed quantile; −G/(H+λ) = " + T(tree.newton[lf]) + ", not used); it adds η·q = "
+        : "leaf " + lf + ": w* = " + T(tree.weight[lf]) + " (leaf_output); it adds η·w* = ";
+      steps.push(h("li", { id: "row-leaf", text: leafText +
+        formatNumber(tree.learning_rate, 6) + " × " + T(tree.weight[lf]) + " = " + T(tree.value[lf]) }));
       p.appendChild(h("h3", { text: "Its path in " + tree.label }));
       p.appendChild(h("ol", { class: "path", id: "row-path", "data-path": path.join(",") }, steps));
     }
@@ -1350,15 +1586,17 @@
       p.appendChild(h("p", { class: "hint", text: "The page has the running margins of the first " + d.rows.margin_rows + " rows only; in Python: model.model_.margins_after(X, t)." }));
       return;
     }
-    var hasProb = !!d.prob_link;
-    var head = ["round", "w*", "adds η·w*", "margin"].concat(hasProb ? ["prob"] : []);
+    var hasProb = !!d.prob_link, hasPred = !!d.pred_link, W = this.weightName();
+    var head = ["round", W, "adds η·" + W, "margin"].concat(hasProb ? ["prob"] : [], hasPred ? ["prediction"] : []);
     var body = all.map(function (ms, t) {
       var i = (t - 1) * d.K + k, tr = d.trees[i], lf = t ? d.rows.leaf[i][r] : null;
-      var cells = [String(t), t ? N(tr.weight[lf]) : "", t ? N(tr.value[lf]) : "start", N(ms[k])];
+      var cells = [String(t), t ? T(tr.weight[lf]) : "", t ? T(tr.value[lf]) : "start", N(ms[k])];
       if (hasProb) cells.push(N(self.probs(ms)[k]));
+      if (hasPred) cells.push(N(self.pred(ms)[0]));
       return cells;
     });
-    p.appendChild(h("h3", { text: "Running margin" + (hasProb ? " and probability" : "") + (d.K > 1 ? " of class " + d.classes[k] : "") + ": round t is after tree t" }));
+    var also = hasProb ? " and probability" : hasPred ? " and prediction (" + this.predName() + ")" : "";
+    p.appendChild(h("h3", { text: "Running margin" + also + (d.K > 1 ? " of class " + d.classes[k] : "") + ": round t is after tree t" }));
     var tbl = h("table", { class: "grid", id: "row-margins" }, [
       h("thead", {}, [h("tr", {}, head.map(function (c) { return h("th", { text: c }); }))]),
       h("tbody", {}, body.map(function (cells, t) {
@@ -1373,6 +1611,7 @@
     p.appendChild(h("h2", { text: "About this page" }));
     p.appendChild(h("p", { text: d.title }));
     p.appendChild(h("p", { text: d.algorithm + " · " + d.objective + " · " + d.rounds + " rounds" + (d.K > 1 ? " × " + d.K + " classes" : "") }));
+    if (d.objective_text) p.appendChild(h("p", { id: "objective", class: "objective", text: "Objective: " + d.objective_text }));
     p.appendChild(h("table", { class: "stats params", id: "params" }, [h("tbody", {}, Object.keys(d.params).map(function (k) {
       return h("tr", {}, [h("th", { text: k }), h("td", { text: d.params[k] })]);
     }))]));

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core.losses import LINKS
 from ...utils import check_is_fitted
 
 POS, NEG = "#1f77b4", "#ff7f0e"  # y = 1 / y = 0, as the tree diagrams' leaf colours
@@ -43,3 +44,21 @@ def train_y_w(model):
 def is_classifier(model):
     """Whether the model's margins are log-odds (or softmax margins): the model's answer."""
     return model.model_.is_classifier
+
+
+def shown(model, margin):
+    """What a plot shows of margins, by the model's objective: the probability where a margin
+    means one (``Loss.probability``), else the prediction (``Model.link``: e^margin for a
+    log link, the class for binary:hinge, the margin itself for squared error)."""
+    loss = model.model_.loss
+    return loss.probability(margin) if loss.has_probability else model.model_.link(margin)
+
+
+def shown_name(model, margin="margin"):
+    """The symbol and formula of what ``shown`` gives, with the margin named ``margin``:
+    ("p", "σ(margin)"), ("ŷ", "e^margin"), ("ŷ", "margin")."""
+    loss = model.model_.loss
+    link = LINKS[loss.link]
+    if loss.has_probability:
+        return "p", link.probability_of(margin)
+    return "ŷ", link.prediction_of(margin)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core.losses import LINKS
 from ._common import (
     MANY,
     NEG,
@@ -12,6 +13,7 @@ from ._common import (
     check_fitted,
     integer_ticks,
     is_classifier,
+    shown_name,
     train_y_w,
 )
 
@@ -110,6 +112,12 @@ def probabilities(model, ax=None, class_=None):
             "probabilities() is for classifiers; for a regressor see "
             "residuals(model) or staircase(model, X, y)"
         )
+    loss = model.model_.loss
+    if not loss.has_probability:
+        raise ValueError(
+            f"probabilities(): the margins of {loss.name} mean no probability "
+            f"({LINKS[loss.link].formula}); see residuals(model) or staircase(model, X, y)"
+        )
     if model.model_.n_outputs > 1:
         return _class_probabilities(model, ax, "all" if class_ is None else class_)
     if class_ is not None:
@@ -122,7 +130,7 @@ def probabilities(model, ax=None, class_=None):
     ax.axhline(0.5, color="grey", lw=0.8, ls="--", label="0.5")
     _per_instance(ax, table, y, True, model.classes_, "probability")
     ax.set_xlabel("epoch t (trees added; 0 = base_score)")
-    ax.set_ylabel("ep_t_prob = σ(ep_t_pre)")
+    ax.set_ylabel(f"ep_t_prob = {shown_name(model, 'ep_t_pre')[1]}")
     ax.set_ylim(-0.03, 1.03)
     ax.set_title("Probability of each instance, epoch by epoch")
     ax.legend(fontsize="small")
@@ -134,7 +142,8 @@ def _class_probabilities(model, ax, class_):
     classes = model.classes_
     y, _ = train_y_w(model)
     rounds = range(tr.n_rounds + 1)
-    prob = np.stack([model.model_.link(tr.margin(t)) for t in rounds], axis=2)  # (n, K, t)
+    loss = model.model_.loss
+    prob = np.stack([loss.probability(tr.margin(t)) for t in rounds], axis=2)  # (n, K, t)
     ax = axes(ax)
     ax.axhline(1 / len(classes), color="grey", lw=0.8, ls="--", label=f"1/K = 1/{len(classes)}")
     if isinstance(class_, str) and class_ == "all":
@@ -148,7 +157,7 @@ def _class_probabilities(model, ax, class_):
         k = model.model_.check_class(class_)
         table = prob[:, k, :]
         _per_instance(ax, table, (y == k).astype(float), True, ["other", classes[k]], "p")
-        ax.set_ylabel(f"ep_t_prob = softmax(ep_t_pre)[{classes[k]}]")
+        ax.set_ylabel(f"ep_t_prob = {shown_name(model, 'ep_t_pre')[1]}, k = {classes[k]}")
         ax.set_title(f"Probability of class {classes[k]}, epoch by epoch")
     ax.set_xlabel("epoch t (rounds of trees added; 0 = base_score)")
     ax.set_ylim(-0.03, 1.03)
@@ -180,7 +189,9 @@ def _bands(ax, block, color, label):
 
 def residuals(model, ax=None):
     """Seed 004's ``ep_k_residual`` of every instance, k = 1 … T: the residual tree k is
-    fitted to, y − p (classifier) or y − prediction of epoch k − 1, the table's own numbers."""
+    fitted to, y − p (a probability, by the objective's link) or y − ŷ (the prediction:
+    e^margin for a log link, the class for binary:hinge) of epoch k − 1, the table's own
+    numbers."""
     check_fitted(model)
     if model.model_.n_outputs > 1:
         raise ValueError(
@@ -196,8 +207,12 @@ def residuals(model, ax=None):
     ax.axhline(0.0, color="grey", lw=0.8)
     _per_instance(ax, table, y, clf, getattr(model, "classes_", None), "residual", first=1)
     ax.set_xlabel("epoch k: ep_k_residual is what tree k is fitted to (before it is added)")
-    before = "y − p of epoch k − 1" if clf else "y − prediction of epoch k − 1"
-    ax.set_ylabel(f"ep_k_residual = {before}")
-    ax.set_title("The residual each tree is fitted to (seed 004's ep_k_residual)")
+    symbol, formula = shown_name(model, "ep_(k−1)_pre")
+    ax.set_ylabel(f"ep_k_residual = y − {symbol} of epoch k − 1")
+    ax.set_title(
+        "The residual each tree is fitted to (seed 004's ep_k_residual)\n"
+        f"{symbol} = {formula}  ({model.model_.loss.title})",
+        fontsize="medium",
+    )
     ax.legend(fontsize="small")
     return ax

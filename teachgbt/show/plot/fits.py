@@ -12,12 +12,19 @@ from ._common import (
     check_fitted,
     is_classifier,
     literal,
+    shown,
+    shown_name,
 )
 
 __all__ = ["staircase", "compare_fits"]
 
 
 def _one_feature(model, X):
+    if model.model_.n_outputs > 1:
+        raise ValueError(
+            f"staircase draws one step function; a model of {model.model_.n_outputs} classes "
+            "has one margin per class: see probabilities(model, class_=k)"
+        )
     if isinstance(X, pd.DataFrame):
         if X.shape[1] != 1:
             raise ValueError(f"staircase plots 1-D data: X has {X.shape[1]} columns")
@@ -44,16 +51,26 @@ def _steps(model, x, t):
     """Edges and values of the step function after t rounds (exact: one value per piece)."""
     lo, hi = float(np.nanmin(x)), float(np.nanmax(x))
     pad = 0.05 * (hi - lo or 1.0)
-    fitted = model.model_  # after t rounds, t = 0 included: the probability of class 1
+    fitted = model.model_  # after t rounds, t = 0 included
     trees = [tree for r in range(1, t + 1) for tree in fitted.round_trees(r)]
     thr = np.unique(
         np.concatenate([tree.threshold[tree.feature == 0] for tree in trees] or [np.array([])])
     )
     thr = thr[(thr > lo - pad) & (thr < hi + pad)]
-    left = np.concatenate([[lo - pad], thr])
-    Xg = _as_model_input(model, left)
-    v = fitted.link(fitted.margins_after(fitted.check_X(Xg)[0], t))
-    return np.concatenate([left, [hi + pad]]), np.concatenate([v, [v[-1]]])
+    edges = np.concatenate([[lo - pad], thr, [hi + pad]])
+    # each piece's value read inside it: at a threshold itself a "≤" tree (LightGBM,
+    # scikit-learn) still takes the piece on its left
+    Xg = _as_model_input(model, (edges[:-1] + edges[1:]) / 2)
+    v = shown(model, fitted.margins_after(fitted.check_X(Xg)[0], t))
+    return edges, np.concatenate([v, [v[-1]]])
+
+
+def _ylabel(model):
+    """What the steps are, by the model's objective: P(y = …) = σ(margin), prediction = …"""
+    symbol, formula = shown_name(model)
+    if symbol == "p":
+        return f"P(y = {model.classes_[1]}) = {formula}"
+    return "prediction" if formula == "margin" else f"prediction = {formula}"
 
 
 def _default_rounds(n):
@@ -68,7 +85,9 @@ def staircase(model, X, y, rounds=None, ax=None):
     Each tree is a step function of x, so the model after t rounds is one
     too; its steps are the thresholds of the first t trees. ``rounds``:
     which rounds to draw (0 = base_score alone; default a few up to the last).
-    A classifier's step function is the probability of the positive class.
+    A classifier's step function is the probability of the positive class, by the
+    objective's link (σ(margin), σ(2·margin), ...; binary:hinge's is its class); a
+    regressor's is its prediction (e^margin for a log link).
     """
     check_fitted(model)
     x, name = _one_feature(model, X)
@@ -95,7 +114,7 @@ def staircase(model, X, y, rounds=None, ax=None):
             label="base_score only" if r == 0 else f"after {r} round{'s' * (r != 1)}",
         )
     ax.set_xlabel(literal(name))
-    ax.set_ylabel("P(y = 1)" if is_classifier(model) else "prediction")
+    ax.set_ylabel(_ylabel(model))
     ax.set_title("The model is a step function; more rounds, more steps")
     ax.legend(
         fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=3, frameon=False
@@ -174,7 +193,7 @@ def compare_fits(models, X, y, labels=None, ax=None):
             label=f"{lab} ({n_steps} step{'' if n_steps == 1 else 's'})",
         )
     ax.set_xlabel(literal(name))
-    ax.set_ylabel("P(y = 1)" if clf else "prediction")
+    ax.set_ylabel(_ylabel(fitted[0]))
     ax.set_title("Simple or predictive? One data set, several fits")
     ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.13), frameon=False)
     return ax

@@ -10,7 +10,7 @@ import numpy as np
 
 from ... import explain
 from ...core.format import format_number, split_rule
-from ...core.losses import sigmoid
+from ...core.losses import LINKS, logit, sigmoid
 from ...explain import Explanation, bracketed, line, tex_text
 from ._core import div, result
 
@@ -49,7 +49,9 @@ class _Cell:
             model, table, column, row, t, p
         )  # fmt: skip
         self.exact = float(table.at[row, column])
-        self.clf = bool(model.loss_.is_classification)
+        self.loss = model.loss_
+        # the table's prob columns, and residuals of probabilities, where a margin means one
+        self.clf = self.loss.has_probability
         self.gbdt = getattr(model, "algorithm", "xgboost") == "gbdt"
         self.title = f"{column}, row {row}"
 
@@ -91,7 +93,9 @@ class _Cell:
 
     def start(self):
         base = float(self.model.base_score_)
-        if not self.clf:
+        if self.loss.link in ("log", "logitraw"):
+            return self.start_linked(base)
+        if self.loss.link != "logit":
             y = self.y(1) if self.model.trace_.n_rounds else None
             lines = [line("ep_0_pre", f"F₀ = base_score = {self.r(self.exact)}")]
             notes, slips = [], []
@@ -124,6 +128,30 @@ class _Cell:
         ]  # fmt: skip
         return "ep_0_pre", self.explanation(lines, notes), slips, "", None
 
+    def start_linked(self, base):
+        """F₀ of a log link (the mean stored, its log the margin) or of binary:logitraw
+        (base_score used as the log-odds itself, no link)."""
+        name = self.loss.name
+        if self.loss.link == "logitraw":
+            lines = [line("ep_0_pre", f"F₀ = base_score = {self.r(self.exact)}")]
+            notes = [f"{name} uses base_score as the log-odds itself: no logit is applied"]
+            slips = [(float(logit(base)), "that is logit(base_score); binary:logitraw starts "
+                      "from base_score itself as the log-odds.")]  # fmt: skip
+            return "ep_0_pre", self.explanation(lines, notes), slips, "", None
+        lines = [
+            line("ep_0_pre", f"F₀ = log(base_score) = log({self.r(base)})", tex_text("ep_0_pre"),
+                 rf"F_0 = \log {self.r(base)}"),
+            line("", self.r(self.exact)),
+        ]  # fmt: skip
+        notes = [f"{name} stores base_score as the mean; the margin is its log (prediction = "
+                 "e^margin)"]  # fmt: skip
+        slips = [
+            (base, "that is base_score, the mean; the margin F₀ is its log."),
+            (math.log10(base) if base > 0 else math.nan, "that is log base 10; the margin uses "
+             "the natural log, ln."),
+        ]  # fmt: skip
+        return "ep_0_pre", self.explanation(lines, notes), slips, "", None
+
     def prob(self):
         t, pre = self.t, float(self.table.at[self.row, f"ep_{self.t}_pre"])
         lines = [
@@ -131,6 +159,9 @@ class _Cell:
                  rf"\sigma({tex_text(f'ep_{t}_pre')}) = \frac{{1}}{{1 + e^{{-{self.n(pre)}}}}}"),
             line("", self.r(self.exact)),
         ]  # fmt: skip
+        notes = []
+        if self.loss.link == "logitraw":
+            notes = [f"{self.loss.name} predicts the margin itself; its probability is σ of it"]
         slips = [(pre, AS_LOG_ODDS), (round(self.exact, 1), VIDEO)]
         if t >= 1:
             before = float(self.table.at[self.row, f"ep_{t - 1}_pre"])
@@ -143,7 +174,7 @@ class _Cell:
             ]
         if t >= 2:
             slips += self.stale(before, eta)
-        return self.column, self.explanation(lines), slips, "", None
+        return self.column, self.explanation(lines, notes), slips, "", None
 
     def stale(self, before, eta):
         """Epoch t's slips of a learner who reuses epoch t − 2's numbers: the leaf worked
@@ -168,6 +199,8 @@ class _Cell:
     def residual(self):
         t, tab, row = self.t, self.table, self.row
         y = float(self.y(t)[row])
+        if not self.clf and self.loss.link != "identity":
+            return self.residual_linked(y)
         prev = f"ep_{t - 1}_prob" if self.clf else f"ep_{t - 1}_pre"
         pv = float(tab.at[row, prev])
         lines = [
@@ -187,6 +220,32 @@ class _Cell:
                 (y - round(pv, 1), VIDEO),
                 (y - pre, "the residual uses the probability p = σ(F), not the log-odds F."),
             ]
+        return self.column, self.explanation(lines, notes), slips, "", None
+
+    def residual_linked(self, y):
+        """y − ŷ where the prediction ŷ is not the margin: e^margin (a log link), the class
+        (binary:hinge)."""
+        t, loss = self.t, self.loss
+        pre = float(self.table.at[self.row, f"ep_{t - 1}_pre"])
+        pv = float(np.asarray(self.model.model_.link(np.array([pre]))).reshape(-1)[0])
+        link = LINKS[loss.link]
+
+        def of(margin):  # the prediction's formula, in brackets when it is words
+            text = link.prediction_of(margin)
+            return f"({text})" if " " in text else text
+
+        lines = [
+            line(self.column, f"y − ŷ = y − {of(f'ep_{t - 1}_pre')}"),
+            line("", f"{self.r(y)} − {of(self.n(pre))}"),
+            line("", f"{self.r(y)} − {self.n(pv)}"),
+            line("", self.r(self.exact)),
+        ]
+        notes = [f"residual = observed − prediction; {loss.name}: {link.formula}"]
+        what = "the class it predicts" if loss.link == "hinge" else f"ŷ = {link.prediction_of()}"
+        slips = [
+            (pv - y, "the sign: the residual is y − prediction, not prediction − y."),
+            (y - pre, f"that subtracts the margin; {loss.name}'s prediction is {what}."),
+        ]
         return self.column, self.explanation(lines, notes), slips, "", None
 
     def leaf_index(self):
