@@ -1,6 +1,7 @@
 """Fixtures the test files share."""
 
 import os
+import shutil
 
 # XGBoost, LightGBM and scikit-learn each run OpenMP threads that spin while they wait;
 # on a small machine the spinning threads of one library starve the next one (a 0.1 s
@@ -40,3 +41,17 @@ def kernel(request, monkeypatch):
     """Run a test with each kernel (numpy always; numba when installed)."""
     monkeypatch.setattr(kernels, "KERNEL", request.param)
     return request.param
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A headless Chromium (the system's, which .ci/run installs from Debian) for one test
+    module; the module's tests are skipped when Playwright or Chromium is missing."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("no chromium on PATH")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        yield b
+        b.close()

@@ -53,14 +53,6 @@ def models(tmp_path_factory):
     return pages, X, y
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield b
-        b.close()
-
-
 def _open(browser, path, size):
     pg = browser.new_page(viewport={"width": size[0], "height": size[1]})
     errors = []

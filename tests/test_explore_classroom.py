@@ -24,14 +24,6 @@ READABLE_PX = 9  # the issue's smallest node text at 1280 px, for trees of depth
 
 
 @pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
 def cancer():
     datasets = pytest.importorskip("sklearn.datasets")
     data = datasets.load_breast_cancer(as_frame=True)

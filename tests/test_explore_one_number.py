@@ -33,14 +33,6 @@ def page(tmp_path_factory):
     return model, X, path
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield b
-        b.close()
-
-
 def _box(pg, node):
     return pg.eval_on_selector_all(
         f"g.node[data-node='{node}'] > text", "ts => ts.map(t => t.textContent)"

@@ -8,7 +8,6 @@ Poisson and gamma (a log link: e^margin)."""
 
 import json
 import re
-import shutil
 
 import numpy as np
 import pytest
@@ -231,20 +230,6 @@ def test_the_start_margin_is_worked_by_the_link(objective, start):
 
 
 # ---------------------------------------------------------------- the explorer, in a browser
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if CHROMIUM is None:
-        pytest.skip("no chromium on PATH")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield b
-        b.close()
-
-
 def _open(browser, path):
     pg = browser.new_page(viewport={"width": 1280, "height": 720})
     errors = []
