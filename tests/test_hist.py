@@ -250,6 +250,51 @@ def test_subtraction_trick_gives_the_directly_built_histogram(kernel):
     np.testing.assert_array_equal(np.sort(left.rows), np.flatnonzero(goes_left))
 
 
+@pytest.mark.parametrize("cover", [False, True], ids=["g-h", "g-h-cover"])
+def test_packed_statistics_are_read_in_place_and_grow_the_same_nodes(kernel, cover):
+    """``pack_stats`` lays g, h (and the cover statistic) side by side in one array; the
+    splitter then reads that array instead of copying it, and finds the same sums, splits
+    and histograms as from separate arrays. Columns that are not one packed array (a
+    slice of another, another dtype) are copied as before."""
+    X, y, _ = few_values(seed=8, n=300, nan=0.2)
+    data = H.HistData(X.astype(np.float32))
+    rng = np.random.default_rng(0)
+    stats = {
+        "g": rng.normal(size=len(X)).astype(np.float32),
+        "h": rng.uniform(0.1, 1, len(X)).astype(np.float32),
+        "h_cover": rng.uniform(0.1, 1, len(X)).astype(np.float32) if cover else None,
+    }
+    packed = H.pack_stats(stats)
+    assert packed["g"].base is packed["h"].base
+    for k in ("g", "h", "h_cover"):
+        if stats[k] is not None:
+            np.testing.assert_array_equal(packed[k], stats[k])
+    roots = []
+    for s in (stats, packed):
+        sp = H.HistSplitter(data, s["g"], s["h"], GrowParams(), h_cover=s["h_cover"])
+        root = sp.root()
+        cand = sp.find_split(root, *sp.node_sums(root)[1:])
+        roots.append((root, cand, sp.partition(root, cand)))
+    assert np.shares_memory(roots[1][0].stats, packed["g"])  # read in place
+    assert not np.shares_memory(roots[0][0].stats, stats["g"])  # copied
+    (r0, c0, kids0), (r1, c1, kids1) = roots
+    assert r0.sums == r1.sums and (c0.feature, c0.threshold, c0.gain) == (
+        c1.feature,
+        c1.threshold,
+        c1.gain,
+    )
+    np.testing.assert_array_equal(r0.hist, r1.hist)
+    for a, b in zip(kids0, kids1):
+        np.testing.assert_array_equal(a.rows, b.rows)
+    # not a packed array: a strided slice of a wider one, or float64 columns
+    wide = np.stack([stats["g"], stats["h"], stats["g"]], axis=1)
+    g64, h64 = (np.asarray(packed[k], dtype=np.float64) for k in ("g", "h"))
+    for g, h in ((wide[:, 0], wide[:, 1]), (g64, h64)):
+        root = H.HistSplitter(data, g, h, GrowParams()).root()
+        assert not np.shares_memory(root.stats, g)
+        np.testing.assert_array_equal(root.stats, np.stack([g, h], axis=1))
+
+
 # ------------------------------------------------------------------ traces and trees
 def test_trace_tables_of_a_hist_model(kernel):
     X, y, _ = few_values(seed=9, n=500, nan=0.1)

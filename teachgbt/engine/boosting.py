@@ -36,7 +36,7 @@ from ..core.losses import check_hessian
 from ..utils import kernels
 from .exact import ExactSplitter, SortedColumns
 from .grow import grow_tree
-from .hist import HistData, HistSplitter
+from .hist import HistData, HistSplitter, pack_stats
 
 F32 = np.float32
 
@@ -145,6 +145,7 @@ class TreeMethod:
     prepare: object  # (X32, max_bin, categorical) -> the data every round's split finder scans
     splitter_class: type  # (data, g, h, params, rows, features, h_cover) -> split finder
     refreshes_leaves: bool = False  # XGBoost refreshes leaves after growing (loss permitting)
+    pack: object = None  # stats -> the same stats laid out as the split finder reads them
 
     def splitter(self, data, stats, scan_params, rows=None, features=None):
         """The split finder of one round, over that round's g, h and sample."""
@@ -169,7 +170,9 @@ def _histogram_bins(X32, max_bin, categorical=()):
 
 TREE_METHODS = {
     "exact": TreeMethod("exact", _sorted_columns, ExactSplitter),
-    "hist": TreeMethod("hist", _histogram_bins, HistSplitter, refreshes_leaves=True),
+    "hist": TreeMethod(
+        "hist", _histogram_bins, HistSplitter, refreshes_leaves=True, pack=pack_stats
+    ),
 }
 
 
@@ -218,6 +221,8 @@ def boost_round(
     n, d = X32.shape
     # g_i, h_i at the current margins (seed 000), in the algorithm's precision: (n,) or (n, K)
     stats = algorithm.round_stats(y, margin, sample_weight)
+    if tree_method.pack is not None:
+        stats = tree_method.pack(stats)
     # η·f_t(x_i): (n,) or (n, K), in the precision it is added to the margins in
     step = np.empty(np.shape(margin), dtype=algorithm.dtype)
     column = step.reshape(n, -1)  # a view: column k is class k's step
