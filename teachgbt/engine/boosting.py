@@ -253,5 +253,8 @@ def boost_round(
         else:  # rows left out by subsample are routed
             column[:, k] = tree.predict(X32)
         trees.append(tree)
+    # the round's g, h, the split finder's work space and the grown rows are not needed
+    # any more: let them go before ŷ^(t) is allocated (12 MB less at 1M rows)
+    del stats, class_stats, splitter, grown_rows, grown_leaf
     # ŷ^(t) = ŷ^(t−1) + η·f_t(x)
     return trees, algorithm.add(margin, step)
