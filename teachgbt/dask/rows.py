@@ -110,8 +110,9 @@ class ClusterRows:
             mean = total.sum_wy / total.sum_w
         return loss.default_base_score(np.array([mean]))  # the mean of one number is itself
 
-    def start(self, model, algorithm):
-        """One shard per worker, of the partitions it holds: the rows stay where they are."""
+    def start(self, model, algorithm, trees=1):
+        """One shard per worker, of the partitions it holds: the rows stay where they are.
+        (``trees``: how many the fit grows; each worker picks its kernels by its own rows.)"""
         self.driver.shards = [
             self.driver.client.submit(
                 S.make_shard,

@@ -34,12 +34,13 @@ SAMPLE_ROWS = 200_000
 _CUT_EPS = 1e-5
 
 
-def numba_kernels(cells=None, bins_dtype=np.uint8, stats_dtype=np.float32):
+def numba_kernels(cells=None, bins_dtype=np.uint8, stats_dtype=np.float32, trees=1):
     """The compiled histogram kernels (``engine._hist_numba``) for bin codes and g, h of
-    these dtypes, or None to use numpy: always on data of fewer ``cells`` than
-    ``teachgbt.utils.kernels.MIN_CELLS``, and while they compile in the background."""
+    these dtypes, or None to use numpy: on small work (``cells`` of data scanned by
+    ``trees`` trees; see ``teachgbt.utils.kernels.load``), and while they compile in the
+    background."""
     spec = (np.dtype(bins_dtype).name, np.dtype(stats_dtype).name)
-    return kernels.load("engine._hist_numba", cells, spec)
+    return kernels.load("engine._hist_numba", cells, spec, trees)
 
 
 def _above(v):
@@ -77,10 +78,13 @@ class HistData:
     values (then splits are those XGBoost ``hist`` finds).
     """
 
-    def __init__(self, X32, max_bin=256, sample_rows=SAMPLE_ROWS, random_state=0, categorical=()):
+    def __init__(
+        self, X32, max_bin=256, sample_rows=SAMPLE_ROWS, random_state=0, categorical=(), trees=1
+    ):
         X32 = np.asarray(X32, dtype=np.float32)
         n, d = X32.shape
         self.n_rows, self.n_features, self.max_bin = n, d, int(max_bin)
+        self.trees = trees  # how many trees the fit grows on these bins (compiled or not)
         self.is_categorical = np.zeros(d, dtype=bool)
         self.is_categorical[list(categorical)] = True
         sample = None

@@ -142,7 +142,7 @@ class TreeMethod:
     """How splits are found: the per-fit data a split finder scans, and the split finder."""
 
     name: str
-    prepare: object  # (X32, max_bin, categorical) -> the data every round's split finder scans
+    prepare: object  # (X32, max_bin, categorical, trees) -> the data the split finders scan
     splitter_class: type  # (data, g, h, params, rows, features, h_cover) -> split finder
     refreshes_leaves: bool = False  # XGBoost refreshes leaves after growing (loss permitting)
     pack: object = None  # stats -> the same stats laid out as the split finder reads them
@@ -160,12 +160,12 @@ class TreeMethod:
         )
 
 
-def _sorted_columns(X32, max_bin, categorical=()):
-    return SortedColumns(X32)  # the exact scan sees every distinct value; no bins
+def _sorted_columns(X32, max_bin, categorical=(), trees=1):
+    return SortedColumns(X32, trees=trees)  # the exact scan sees every distinct value; no bins
 
 
-def _histogram_bins(X32, max_bin, categorical=()):
-    return HistData(X32, max_bin=int(max_bin), categorical=categorical)
+def _histogram_bins(X32, max_bin, categorical=(), trees=1):
+    return HistData(X32, max_bin=int(max_bin), categorical=categorical, trees=trees)
 
 
 TREE_METHODS = {

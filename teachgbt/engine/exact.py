@@ -61,11 +61,13 @@ SPLIT_COLUMNS = [
 ]
 
 
-def numba_kernels(cells=None, stats_dtype=np.float32):
+def numba_kernels(cells=None, stats_dtype=np.float32, trees=1):
     """The compiled twins of the scan and the partition (``engine._exact_numba``) for g and
-    h of ``stats_dtype``, or None to use numpy: always on data of fewer ``cells`` than
-    ``teachgbt.utils.kernels.MIN_CELLS``, and while they compile in the background."""
-    return kernels.load("engine._exact_numba", cells, ("float32", np.dtype(stats_dtype).name))
+    h of ``stats_dtype``, or None to use numpy: on small work (``cells`` of data scanned by
+    ``trees`` trees; see ``teachgbt.utils.kernels.load``), and while they compile in the
+    background."""
+    spec = ("float32", np.dtype(stats_dtype).name)
+    return kernels.load("engine._exact_numba", cells, spec, trees)
 
 
 class SortedColumns:
@@ -78,9 +80,10 @@ class SortedColumns:
     sorted ``values``).
     """
 
-    def __init__(self, X32):
+    def __init__(self, X32, trees=1):
         n, d = X32.shape
         self.n_rows, self.n_features = n, d
+        self.trees = trees  # how many trees the fit grows on these columns (compiled or not)
         self.order = np.empty((d, n), dtype=np.int32)
         self.values = np.empty((d, n), dtype=np.float32)
         self.n_present = np.empty(d, dtype=np.int64)
@@ -177,7 +180,7 @@ class ExactSplitter:
         self._go_left = np.zeros(cols.n_rows, dtype=bool)
         # XGBoost runs the forward scan only for features with missing values in the data
         self._forward = cols.has_missing[self.features] & ~cols.constant[self.features]
-        self.kernels = numba_kernels(cols.n_rows * cols.n_features, self.g.dtype)
+        self.kernels = numba_kernels(cols.n_rows * cols.n_features, self.g.dtype, cols.trees)
 
     # ------------------------------------------------------------ node data
     def root(self, keep=None):

@@ -178,7 +178,7 @@ class HistSplitter:
         self._dtype = np.result_type(*[np.asarray(c).dtype for c in self._columns], np.float32)
         self._packed = _packed_array(self._columns, self._dtype)  # given side by side already
         cells = data.n_rows * data.n_features
-        self.kernels = numba_kernels(cells, data.bins.dtype, self._dtype)
+        self.kernels = numba_kernels(cells, data.bins.dtype, self._dtype, data.trees)
         self._count_missing = data.has_missing[self.features]  # features with any NaN
         self._pending = []  # (child to build, its sibling, their parent's histogram)
         self._unscanned = []  # nodes with a histogram whose numpy scan is still owed

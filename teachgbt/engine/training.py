@@ -269,7 +269,7 @@ class LocalRows:
     weights, what the tree method's split finder scans, and the margins ŷ^(t).
 
     Every backend has these methods (``teachgbt.dask`` has one for a cluster's rows):
-    ``base_score(algorithm)`` the estimate from the rows; ``start(model, algorithm)``
+    ``base_score(algorithm)`` the estimate from the rows; ``start(model, algorithm, trees)``
     before round 1; ``draw(sampler)`` one tree's sample; ``grow_round(algorithm,
     samples, feature_names)`` one round's trees, margins moved on; ``settle()`` the
     round's trees complete before anyone reads them; ``eval_sets(evals, model)`` the
@@ -290,10 +290,10 @@ class LocalRows:
     def base_score(self, algorithm):
         return algorithm.default_base_score(self.y, self.sample_weight)
 
-    def start(self, model, algorithm):
+    def start(self, model, algorithm, trees=1):
         categorical = sorted(model.categories or ())
         check_codes(self.X32, categorical, model.feature_names)  # before any binning
-        self.data = self.tree_method.prepare(self.X32, self.max_bin, categorical)
+        self.data = self.tree_method.prepare(self.X32, self.max_bin, categorical, trees)
         self.margin = algorithm.initial_margin(model.base_margin, self.n_rows)  # ŷ^(0)
 
     def draw(self, sampler):
@@ -397,7 +397,7 @@ def boost(
     model = _model(params, [], base_score, loss, algorithm, d, feature_names, classes, categories)
     model.origin = rows.origin
     _check_gain_range(rows, model, algorithm)
-    rows.start(model, algorithm)
+    rows.start(model, algorithm, trees=params.n_estimators * algorithm.n_outputs)
 
     # after every round: eval sets, early stopping, the caller's callbacks, progress
     eval_sets = rows.eval_sets(evals, model)
