@@ -26,7 +26,7 @@ from .engine.training import TrainParams, model_from_trees, train
 from .utils import BaseEstimator as _Base
 from .utils import ClassifierMixin as _ClassifierMixin
 from .utils import RegressorMixin as _RegressorMixin
-from .utils import init_taking
+from .utils import init_taking, kernels
 
 __all__ = ["BoostingClassifier", "BoostingRegressor"]
 
@@ -94,6 +94,9 @@ _PARAMETERS = """
         (1.5), as XGBoost's.
     max_bin, subsample, colsample_bytree, random_state, early_stopping_rounds,
     callbacks, verbose : as in XGBoost (sampling uses numpy's generator).
+    n_jobs : how many threads the compiled kernels share fit and predict between, as
+        scikit-learn's: None the default (every core, or ``NUMBA_NUM_THREADS``), -1
+        every core, -2 all but one. The trees do not depend on it.
     enable_categorical : split pandas ``category`` columns into sets of categories
         (``colour ∈ {red, blue}``), as XGBoost does (tree_method="hist" only); False:
         such columns are refused. max_cat_to_onehot : below this many categories a split
@@ -335,7 +338,8 @@ class _Boosting(_Base):
         ``iteration_range=(start, end)``: rounds start … end−1, as XGBoost's ((0, 0): all;
         None: all, or up to ``best_iteration_`` after early stopping)."""
         X = self._validate_X_predict(X)  # first: it says when the model is not fitted
-        return self.model_.margins(X, iteration_range)
+        with kernels.threads(getattr(self, "n_jobs", None)):
+            return self.model_.margins(X, iteration_range)
 
     def save(self, path):
         """Write the fitted model to ``path`` as versioned JSON (read back with ``tg.load``)."""

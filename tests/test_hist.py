@@ -3,6 +3,7 @@ and numba kernels, binning and histograms, traces of hist models, bad input. Non
 needs XGBoost (its parity tests are test_hist_xgboost.py; eval sets, early stopping and
 callbacks test_callbacks.py)."""
 
+import os
 import sys
 
 import numpy as np
@@ -468,3 +469,32 @@ def test_compiled_prediction_routes_and_sums_as_numpy(monkeypatch):
     np.testing.assert_array_equal(got["numpy"][0], got["numba"][0])
     for a, b in zip(got["numpy"][1], got["numba"][1], strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("tree_method", ["hist", "exact"])
+def test_n_jobs_sets_the_threads_and_not_the_trees(monkeypatch, tree_method):
+    """``n_jobs`` (scikit-learn's meaning) is how many threads the compiled kernels share
+    fit and predict between; one thread and two grow the same trees bit for bit."""
+    pytest.importorskip("numba")
+    monkeypatch.setattr(K, "KERNEL", "numba")
+    X, y, _ = few_values(seed=3, n=30_000, nan=0.1)
+    used = []
+    share = K.share
+
+    def counting_share(kernel, args, n, threads=None):
+        used.append(min(K.n_threads() if threads is None else threads, n))
+        return share(kernel, args, n, threads)
+
+    monkeypatch.setattr(K, "share", counting_share)
+    fits = {}
+    for n_jobs in (1, 2):
+        used.clear()
+        est = tg.BoostingClassifier(tree_method=tree_method, n_estimators=3, n_jobs=n_jobs)
+        fits[n_jobs] = est.fit(X, y).decision_function(X)
+        assert max(used) == n_jobs
+    np.testing.assert_array_equal(fits[1], fits[2])
+    with K.threads(-1):
+        assert K.n_threads() == (os.cpu_count() or 1)
+    for bad in (0, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="n_jobs"):
+            tg.BoostingRegressor(n_jobs=bad).fit(X[:50], y[:50])

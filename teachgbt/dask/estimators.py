@@ -211,7 +211,8 @@ class DaskBoostingRegressor(_DaskBoosting, BoostingRegressor):
 
     The parameters are those of ``BoostingRegressor(tree_method="hist")`` (XGBoost's
     names), and ``client`` (default: the current Dask client) and ``timeout`` (seconds
-    any one wait may take; then the fit fails instead of hanging).
+    any one wait may take; then the fit fails instead of hanging). ``n_jobs`` is the
+    threads of a prediction on this machine; the workers' kernels use the workers' own.
     """
 
     def predict(self, X, iteration_range=None):

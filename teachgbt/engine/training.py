@@ -83,6 +83,7 @@ class TrainParams:
     colsample_bytree: float = 1.0
     random_state: object = None
     early_stopping_rounds: int | None = None
+    n_jobs: int | None = None  # threads of the compiled kernels, scikit-learn's meaning
     # categorical features (pandas category columns) split into sets, as XGBoost's
     enable_categorical: bool = False
     max_cat_to_onehot: int = 4
@@ -150,6 +151,7 @@ class TrainParams:
         esr = self.early_stopping_rounds
         if esr is not None and (not _whole(esr) or esr < 1):
             raise ValueError(f"early_stopping_rounds must be a whole number >= 1; got {esr!r}")
+        kernels.check_n_jobs(self.n_jobs)
         for name in ("max_cat_to_onehot", "max_cat_threshold"):
             value = getattr(self, name)
             if not _whole(value) or value < 1:
@@ -348,7 +350,8 @@ def train(params, X32, y, sample_weight=None, **options):
     """
     params = TrainParams.of(params)
     rows = LocalRows(X32, y, sample_weight, params.tree_method, params.max_bin)
-    return boost(params, rows, **options)
+    with kernels.threads(params.n_jobs):  # this machine's kernels, this many threads
+        return boost(params, rows, **options)
 
 
 def boost(

@@ -43,10 +43,12 @@ a kernel's work over plain Python threads (see there why not numba's own).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import glob
 import importlib
 import importlib.util
 import json
+import numbers
 import os
 import subprocess
 import sys
@@ -61,6 +63,8 @@ __all__ = [
     "load",
     "compile_seconds",
     "n_threads",
+    "threads",
+    "check_n_jobs",
     "share",
     "stop_compiling",
 ]
@@ -162,7 +166,7 @@ class _WouldCompile(Exception):
     """Raised at the start of a compile that a probe (``_probe``) must not do."""
 
 
-_local = threading.local()  # .probing: this thread only loads from the cache
+_local = threading.local()  # .probing: only load from the cache; .threads: threads(n_jobs)
 _listening = []  # the one listener, once registered
 
 
@@ -406,11 +410,41 @@ atexit.register(_at_exit)
 
 # ------------------------------------------------------------------ threads
 def n_threads():
-    """How many threads the compiled kernels share their work between: numba's setting
-    (the environment variable ``NUMBA_NUM_THREADS``; by default the machine's cores)."""
+    """How many threads the compiled kernels share their work between: inside
+    ``threads(n_jobs)`` what it chose, else numba's setting (the environment variable
+    ``NUMBA_NUM_THREADS``; by default the machine's cores)."""
+    chosen = getattr(_local, "threads", None)
+    if chosen is not None:
+        return chosen
     from numba import config
 
     return max(1, int(config.NUMBA_NUM_THREADS))
+
+
+def check_n_jobs(n_jobs):
+    """Raise ValueError unless ``n_jobs`` is None or a whole number other than 0."""
+    whole = isinstance(n_jobs, numbers.Integral) and not isinstance(n_jobs, bool)
+    if n_jobs is not None and (not whole or n_jobs == 0):
+        raise ValueError(
+            f"n_jobs must be None, a whole number of threads >= 1, or -1 (every core), -2 "
+            f"(all but one) ...; got {n_jobs!r}"
+        )
+
+
+@contextlib.contextmanager
+def threads(n_jobs):
+    """Within the block, the kernels this thread calls share their work between
+    ``n_jobs`` threads, with scikit-learn's meaning: None leaves ``n_threads()``'s
+    default, n >= 1 is n threads, -1 every core, -2 all but one, and so on."""
+    check_n_jobs(n_jobs)
+    previous = getattr(_local, "threads", None)
+    if n_jobs is not None:
+        cores = os.cpu_count() or 1
+        _local.threads = n_jobs if n_jobs > 0 else max(1, cores + 1 + n_jobs)
+    try:
+        yield
+    finally:
+        _local.threads = previous
 
 
 _pools = {}  # process id -> (ThreadPoolExecutor, its size), made on first use
