@@ -128,6 +128,7 @@ class HistData:
         self = cls.__new__(cls)
         self.n_rows, self.n_features = X32.shape
         self.max_bin = int(max_bin)
+        self.trees = 1  # each part picks its kernels by its own size
         d = self.n_features
         if len(cuts) != d or len(min_val) != d or len(has_missing) != d:
             raise ValueError(f"from_cuts needs cuts, min_val and has_missing for {d} features")
