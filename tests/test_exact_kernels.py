@@ -173,3 +173,41 @@ def test_float32_tie_goes_to_the_first_in_scan_order(monkeypatch, kernel):
     assert np.argmax(lc64[0]) == 13 and lc64[0, 13] > lc64[0, 25]
     cand = splitter.find_split(nd, G, H)
     assert cand.threshold == 25.5 and cand.default_left
+
+
+@needs_numba
+@pytest.mark.parametrize(
+    "penalties",
+    [(1.0, 0.0, 0.0, 1.0), (0.0, 0.0, 0.0, 0.0), (0.3, 0.5, 0.0, 0.2), (0.1, 0.0, 0.7, 0.0)],
+    ids=["default", "no-lambda", "alpha", "max_delta_step"],
+)
+def test_boundary_scores_are_loss_chg_bit_for_bit(penalties):
+    """The scan's boundary scores (``_boundaries``: computed for every boundary and kept by
+    a select, numpy's error model) equal the scalar ``loss_chg`` bit for bit, −inf where
+    the values tie or a side's cover is too small, and 0 for a side with H <= 0 (here
+    a right side whose hessians round away, and one left side of exactly 0)."""
+    from teachgbt.engine._hist_numba import loss_chg
+
+    lam, alpha, mds, mcw = penalties
+    rng = np.random.default_rng(5)
+    n = 400
+    h = rng.uniform(0.05, 1.0, n)
+    h[-3:] = 1e-300  # the last rows' h: H − H_L is 0 or below by rounding
+    ch = np.cumsum(h)
+    ch[0] = 0.0 if lam else ch[0]  # with λ = 0 a zero H would divide by zero: not a real sum
+    cg = np.cumsum(rng.normal(size=n))
+    cc = ch.copy()
+    vals = np.sort(np.round(rng.normal(size=n + 1), 1)).astype(np.float32)  # many ties
+    G, H = cg[-1] + 0.25, ch[-1]
+    root = G * G / (H + lam)
+    node = np.array([G, H, H, root, np.float32(root), lam, alpha, mds, mcw])
+    for add in [(0.0, 0.0, 0.0), (0.25, 0.0, 0.0)]:
+        out = np.full(2 * n, -np.inf)
+        KN._boundaries(cg, ch, cc, vals, n, *add, node, out, n - 2, -1)
+        for q in range(n - 1):
+            GL, HL, CL = cg[q] + add[0], ch[q] + add[1], cc[q] + add[2]
+            want = -np.inf
+            if vals[q] != vals[q + 1] and CL >= mcw and H - CL >= mcw:
+                want = loss_chg(GL, HL, G - GL, H - HL, root, lam, alpha, mds, mcw, False)
+            got = out[n - 2 - q]
+            assert np.float64(got).tobytes() == np.float64(want).tobytes(), (q, got, want)

@@ -54,19 +54,15 @@ def _best_of_feature(rows, vals, n_present, g, h, c, fwd, node, float32):
     n_fwd = n if fwd else 0
     lc64 = np.full(n_fwd + n, -np.inf)  # k < n_fwd: forward k; else backward n_fwd + b
     args = (lam, alpha, mds, mcw, False)
-    for q in range(n_fwd - 1):
-        if vals[q] != vals[q + 1] and cc[q] >= mcw and C - cc[q] >= mcw:
-            lc64[q] = loss_chg(cg[q], ch[q], G - cg[q], H - ch[q], root64, *args)
+    if n_fwd > 0:  # forward: the running sums are the left side, missing values right
+        _boundaries(cg, ch, cc, vals, n, 0.0, 0.0, 0.0, node, lc64, 0, 1)
     if n_fwd > 0 and end_ok:
         GL, HL, CL = cg[n - 1], ch[n - 1], cc[n - 1]
         if CL >= mcw and C - CL >= mcw:
             lc64[n_fwd - 1] = loss_chg(GL, HL, G - GL, H - HL, root64, *args)
-    if n > 0:
+    if n > 0:  # backward: the missing values join the left side
         G_miss, H_miss, C_miss = G - cg[n - 1], H - ch[n - 1], C - cc[n - 1]
-        for q in range(n - 2, -1, -1):
-            GL, HL, CL = cg[q] + G_miss, ch[q] + H_miss, cc[q] + C_miss
-            if vals[q] != vals[q + 1] and CL >= mcw and C - CL >= mcw:
-                lc64[n_fwd + n - 2 - q] = loss_chg(GL, HL, G - GL, H - HL, root64, *args)
+        _boundaries(cg, ch, cc, vals, n, G_miss, H_miss, C_miss, node, lc64, n_fwd + n - 2, -1)
         if end_ok and C_miss >= mcw and C - C_miss >= mcw:
             lc64[n_fwd + n - 1] = loss_chg(G_miss, H_miss, G - G_miss, H - H_miss, root64, *args)
 
@@ -83,6 +79,38 @@ def _best_of_feature(rows, vals, n_present, g, h, c, fwd, node, float32):
         if lc32 > best[0]:
             best = (lc32, phase, q, GL, HL)
     return best
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _boundaries(cg, ch, cc, vals, n, G_add, H_add, C_add, node, out, at, step):
+    """The float64 loss_chg of every boundary q < n − 1 (between sorted present values q
+    and q + 1) whose left side is the running sums at q plus (G_add, H_add, C_add), into
+    ``out[at + step·q]``; −inf where the values are equal or a side's cover is below
+    min_child_weight. The same numbers as ``loss_chg`` (score(L) + score(R) − parent).
+
+    Without α and max_delta_step (the defaults) a side's score is G²/(H + λ), 0 when
+    H <= 0: computed for every q and kept or dropped by a select rather than a branch,
+    with numpy's error model (a division by zero gives inf, dropped, instead of raising),
+    so that the processor scores several boundaries at once (1.1 ns a candidate instead
+    of 4.9 on the benchmark machine).
+    """
+    G, H, C, root64, _, lam, alpha, mds, mcw = node
+    if alpha == 0.0 and not mds > 0:
+        for q in range(n - 1):
+            GL, HL, CL = cg[q] + G_add, ch[q] + H_add, cc[q] + C_add
+            GR, HR = G - GL, H - HL
+            sL, sR = GL * GL / (HL + lam), GR * GR / (HR + lam)
+            sL = 0.0 if HL <= 0.0 else sL
+            sR = 0.0 if HR <= 0.0 else sR
+            ok = (vals[q] != vals[q + 1]) & (CL >= mcw) & (C - CL >= mcw)
+            out[at + step * q] = (sL + sR - root64) if ok else -np.inf
+        return
+    for q in range(n - 1):
+        GL, HL, CL = cg[q] + G_add, ch[q] + H_add, cc[q] + C_add
+        if vals[q] != vals[q + 1] and CL >= mcw and C - CL >= mcw:
+            out[at + step * q] = loss_chg(
+                GL, HL, G - GL, H - HL, root64, lam, alpha, mds, mcw, False
+            )
 
 
 @njit(cache=True, nogil=True)
