@@ -23,12 +23,12 @@ PARALLEL_WORK = 1 << 16
 
 
 @njit(cache=True, nogil=True)
-def _best_of_feature(rows, vals, n_present, g, h, c, fwd, node, float32):
+def _best_of_feature(rows, vals, n_present, g, h, c, c_is_h, fwd, node, float32):
     """The winner among one feature's candidates at a node (``ExactSplitter.scan``'s four
     families, ``_best_numpy``'s rule): (loss_chg32, phase, q, G_L, H_L), phase −1 if none.
 
     ``rows``/``vals``: the node's row ids and values in sorted order, missing
-    last; ``c`` is ``h`` itself when min_child_weight applies to H; ``node``
+    last; ``c`` is ``h`` itself (``c_is_h``) when min_child_weight applies to H; ``node``
     holds G, H, the cover C, the parent's float64 and float32 scores and
     λ, α, max_delta_step, min_child_weight (see ``best_splits``). A first
     pass gives every valid candidate's float64 loss_chg and the feature's top;
@@ -38,14 +38,23 @@ def _best_of_feature(rows, vals, n_present, g, h, c, fwd, node, float32):
     G, H, C, root64, root32, lam, alpha, mds, mcw = node
     n, m = n_present, rows.shape[0]
     # G_L, H_L (and the cover) after each present sorted row: the scan's running sums
-    cg, ch, cc = np.empty(n), np.empty(n), np.empty(n)
+    cg, ch = np.empty(n), np.empty(n)
     sg, sh, sc = 0.0, 0.0, 0.0
-    for i in range(n):
-        r = rows[i]
-        sg += g[r]
-        sh += h[r]
-        sc += c[r]
-        cg[i], ch[i], cc[i] = sg, sh, sc
+    if c_is_h:  # the cover is H itself: two sums, not three
+        cc = ch
+        for i in range(n):
+            r = rows[i]
+            sg += g[r]
+            sh += h[r]
+            cg[i], ch[i] = sg, sh
+    else:
+        cc = np.empty(n)
+        for i in range(n):
+            r = rows[i]
+            sg += g[r]
+            sh += h[r]
+            sc += c[r]
+            cg[i], ch[i], cc[i] = sg, sh, sc
     end_ok = 0 < n < m  # some values present, some missing: the two end candidates
 
     # every valid candidate's float64 loss_chg, in scan order: forward boundaries (q up)
@@ -127,18 +136,20 @@ def _candidate(k, n_fwd, n, cg, ch, G, H):
 
 
 @njit(cache=True, nogil=True)
-def _best_line(idx, values, n_present, g, h, c, fwd, node, float32, sums, where, j):
+def _best_line(idx, values, n_present, g, h, c, c_is_h, fwd, node, float32, sums, where, j):
     lc, phase, q, G_L, H_L = _best_of_feature(
-        idx[j], values[j], n_present[j], g, h, c, fwd[j], node, float32
+        idx[j], values[j], n_present[j], g, h, c, c_is_h, fwd[j], node, float32
     )
     sums[j, 0], sums[j, 1], sums[j, 2] = lc, G_L, H_L
     where[j, 0], where[j, 1] = phase, q
 
 
 @njit(cache=True, nogil=True)
-def _best_lines(idx, values, n_present, g, h, c, fwd, node, float32, sums, where, j0, j1):
+def _best_lines(
+    idx, values, n_present, g, h, c, c_is_h, fwd, node, float32, sums, where, j0, j1
+):  # fmt: skip
     for j in range(j0, j1):
-        _best_line(idx, values, n_present, g, h, c, fwd, node, float32, sums, where, j)
+        _best_line(idx, values, n_present, g, h, c, c_is_h, fwd, node, float32, sums, where, j)
 
 
 def best_splits(idx, values, n_present, g, h, c, fwd, G, H, C, root64, root32, params):
@@ -150,7 +161,7 @@ def best_splits(idx, values, n_present, g, h, c, fwd, G, H, C, root64, root32, p
     *penalties, float32 = params
     node = np.array([G, H, C, root64, root32, *penalties], dtype=np.float64)
     sums, where = np.empty((d, 3)), np.empty((d, 2), dtype=np.int64)
-    args = (idx, values, n_present, g, h, c, fwd, node, bool(float32), sums, where)
+    args = (idx, values, n_present, g, h, c, c is h, fwd, node, bool(float32), sums, where)
     _share_lines(_best_lines, args, d, idx.size)
     return sums[:, 0], where[:, 0], where[:, 1], sums[:, 1], sums[:, 2]
 
