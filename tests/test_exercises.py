@@ -240,3 +240,20 @@ def test_every_numeric_prompt_states_its_tolerance():
             if ex.kind == "number":
                 assert "3 significant digits: right within 1%" in ex.prompt
                 assert f"±{tg.check.FLOOR:g}" in ex.prompt
+
+
+def test_the_right_why_option_is_not_given_away_by_its_length():
+    """Over the lessons' why-questions the right option is the longest, the middle and the
+    shortest about equally often (none in more than 40 % of them), and never as long as
+    a wrong one: picking by length does no better than guessing."""
+    from teachgbt.teach.exercises._losses import WHY
+    from teachgbt.teach.exercises._why import QUESTIONS
+
+    ranks = []
+    for lesson, (_, choices, right, *_) in {**QUESTIONS, 14: WHY}.items():
+        lengths = [len(c) for c in choices]
+        mine = lengths[ord(right) - ord("a")]
+        assert lengths.count(mine) == 1, f"lesson {lesson}: the right option ties a wrong one"
+        ranks.append(sorted(lengths, reverse=True).index(mine))
+    for rank in set(ranks):
+        assert ranks.count(rank) <= 0.4 * len(ranks), (rank, ranks)

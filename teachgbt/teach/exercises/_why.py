@@ -8,12 +8,13 @@ from ._numbers import item
 
 # lesson: (question, choices, right letter, why, {wrong letter: what it misses}). Each wrong
 # choice is a misconception a learner has, and the options are of a length: the right one
-# is not given away by being the longest or the most careful.
+# is not given away by being the longest, the shortest or the most careful (over the 15
+# lessons it is the longest in 5, the middle one in 5 and the shortest in 5).
 QUESTIONS = {
     1: ("Why does the objective add a regularization Ω to the training loss?",
         ["so that the best fit on the training data is not simply the most complex one",
          "because the training loss on its own has no minimum for the search to converge to",
-         "because Ω keeps the trees small, which makes each round of training faster"],
+         "because Ω keeps the trees small, and small trees make each round of training faster"],
         "a", "Lesson 1's three fits: the wiggly one wins on training data and loses on fresh "
         "data. L + Ω trades predictive against simple (bias against variance).",
         {"b": "the square loss has a minimum; the trouble is that the most complex fit reaches "
@@ -28,7 +29,7 @@ QUESTIONS = {
         {"b": "lesson 2 predicts with both through one function that adds scores.",
          "c": "boosting's trees are usually shallow: each fits only what the others miss."}),
     3: ("Why can a loss of your own train with the same tree learner?",
-        ["after the second-order expansion the learner sees only each row's g and h",
+        ["after the second-order expansion the tree learner sees only each row's g and h",
          "every differentiable loss is the square loss after a change of variable",
          "the learner evaluates your loss at every candidate split and keeps the best"],
         "a", "Obj ≈ Σ [g f + ½ h f²] + Ω: splits and leaf weights use G and H only, so a "
@@ -44,7 +45,7 @@ QUESTIONS = {
         {"b": "λ shrinks w* = −G/(H+λ) but never to exactly 0.",
          "c": "min_child_weight is about H, and it stops a split, not a weight."}),
     5: ("A split with a negative gain survived post-pruning. Why?",
-        ["post-pruning removes a split only when both its children are leaves",
+        ["post-pruning removes a split only when both of its children are already leaves",
          "pruning compares loss_chg with gamma, and the gain column holds a ½",
          "γ is paid only by the leaves, so a split above two leaves never pays it"],
         "a", "Bottom up, a split whose children are leaves goes when its gain < 0; a poor split "
@@ -55,21 +56,21 @@ QUESTIONS = {
     6: ("For the squared error, why is F₀ the mean of y?",
         ["the mean is the constant with the least squared error: Σ(F₀ − y) = 0 there",
          "the median would fit better; the mean is used since it is quicker to compute",
-         "any constant would do: the first tree corrects whatever F₀ gets wrong"],
+         "any constant would do, since the first tree corrects whatever F₀ gets wrong"],
         "a", "The loss's derivative in F₀ is Σ(F₀ − y), zero at the mean.",
         {"b": "the median is best for the absolute error, not the squared.",
          "c": "the trees correct it, but a worse start costs rounds (many, with shrinkage)."}),
     7: ("Why does a classifier's leaf divide Σ residual by Σ p(1 − p), not by the row count?",
         ["it is a Newton step: p(1 − p) is each row's curvature of the loss",
          "to turn the leaf's mean probability back into a log-odds for the margin",
-         "to keep the leaf output between 0 and 1, as a probability must be"],
+         "to keep the leaf output between 0 and 1, like a probability"],
         "a", "The second-order expansion makes the leaf's loss a parabola in its output; its "
         "minimum is Σ(y − p) / Σ p(1 − p). The mean residual is a regressor's leaf.",
         {"b": "the residual y − p is a difference of probabilities; the division is a step, "
               "not a link.",
          "c": "a leaf output is a step in log-odds, not a probability: seed 004's −3 is one."}),
     8: ("Why does a majority vote of 21 voters help only when they err independently?",
-        ["copies make the same mistakes at once: their vote is no better than one",
+        ["copies make the same mistakes at once, so their vote is no better than one of them",
          "independent voters are each more accurate than copies of one single voter",
          "the binomial sum only holds for an odd number of voters, such as 21"],
         "a", "The binomial sum needs independent errors; with copies P(majority wrong) = p.",
