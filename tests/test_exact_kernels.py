@@ -211,3 +211,29 @@ def test_boundary_scores_are_loss_chg_bit_for_bit(penalties):
                 want = loss_chg(GL, HL, G - GL, H - HL, root, lam, alpha, mds, mcw, False)
             got = out[n - 2 - q]
             assert np.float64(got).tobytes() == np.float64(want).tobytes(), (q, got, want)
+
+
+@pytest.mark.parametrize("kernel", ["numpy", "numba"])
+def test_children_at_max_depth_keep_only_their_rows(monkeypatch, kernel):
+    """A split whose children are at max_depth (never scanned) gives them their rows in
+    line 0's order only, the same rows and the same order as the full partition's line 0,
+    so their sums are the same numbers; children above max_depth keep every feature."""
+    if kernel == "numba" and KN is None:
+        pytest.skip("numba is not installed")
+    monkeypatch.setattr(K, "KERNEL", kernel)
+    X, logit, _ = mixed_data(seed=6, n=600)
+    cols = E.SortedColumns(X)
+    g = (1 / (1 + np.exp(-logit)) - (logit > 0)).astype(np.float32)
+    h = np.full(len(X), 0.25, dtype=np.float32)
+    kids = {}
+    for max_depth in (1, 2):
+        sp = E.ExactSplitter(cols, g, h, GrowParams(max_depth=max_depth))
+        root = sp.root()
+        cand = sp.find_split(root, *sp.node_sums(root)[1:])
+        kids[max_depth] = (sp, sp.partition(root, cand))
+    (leaf_sp, leaves), (full_sp, full) = kids[1], kids[2]
+    for leaf, child in zip(leaves, full):
+        assert leaf.depth == child.depth == 1
+        assert leaf.idx.shape[0] == 1 and child.idx.shape[0] == X.shape[1]
+        np.testing.assert_array_equal(leaf_sp.node_rows(leaf), full_sp.node_rows(child))
+        assert leaf_sp.node_sums(leaf) == full_sp.node_sums(child)

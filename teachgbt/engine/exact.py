@@ -111,6 +111,7 @@ class NodeRows:
     idx: np.ndarray  # (n_features_used, n_rows_in_node) int32
     values: np.ndarray  # (n_features_used, n_rows_in_node) float32
     n_present: np.ndarray  # (n_features_used,)
+    depth: int = 0  # the node's depth: a node at max_depth keeps one line (its rows)
 
     def subset(self, mask):
         """The rows where ``mask`` (aligned with ``idx``) is True, each feature's order kept.
@@ -127,7 +128,8 @@ class NodeRows:
         # only features missing in this node need their present rows counted
         for j in np.flatnonzero(self.n_present < self.idx.shape[1]):
             n_present[j] = np.count_nonzero(mask[j, : self.n_present[j]])
-        return NodeRows(kept, self.values.ravel().take(at).reshape(d, -1), n_present)
+        values = self.values.ravel().take(at).reshape(d, -1)
+        return NodeRows(kept, values, n_present, self.depth)
 
 
 @dataclass
@@ -216,14 +218,25 @@ class ExactSplitter:
         rows, x = nd.idx[j], nd.values[j]  # the node's rows and their split-feature values
         # the same routing rule as Tree.apply (teachgbt's own trees: float32 x < t)
         self._go_left[rows] = routing.goes_left(x, F32(cand.threshold), cand.default_left)
+        depth = nd.depth + 1
+        lines = nd
+        if 0 < self.params.max_depth <= depth:
+            # the children are at max_depth, never scanned: their rows are all they need
+            # (line 0, in whose order node_sums adds them), not every feature's order
+            lines = NodeRows(nd.idx[:1], nd.values[:1], nd.n_present[:1], nd.depth)
         if self.kernels is not None:  # both sides in one compiled pass
             li, lv, ri, rv, n_left = self.kernels.partition(
-                nd.idx, nd.values, self._go_left, nd.n_present
+                lines.idx, lines.values, self._go_left, lines.n_present
             )
-            children = NodeRows(li, lv, n_left), NodeRows(ri, rv, nd.n_present - n_left)
+            children = (
+                NodeRows(li, lv, n_left, depth),
+                NodeRows(ri, rv, lines.n_present - n_left, depth),
+            )
         else:
-            go_left = self._go_left.take(nd.idx)  # each row's side, in every feature's order
-            children = nd.subset(go_left), nd.subset(~go_left)
+            go_left = self._go_left.take(lines.idx)  # each row's side, in every feature's order
+            children = lines.subset(go_left), lines.subset(~go_left)
+            for child in children:
+                child.depth = depth
         # the children hold its rows now: let the node's copy go (one level's copies
         # at a time, not two)
         nd.idx, nd.values = nd.idx[:, :0], nd.values[:, :0]
