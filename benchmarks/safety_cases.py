@@ -30,6 +30,10 @@ import textwrap
 import time
 from pathlib import Path
 
+# the suite's sampler of a process tree's peak memory (tests/safety_corpus.py: stdlib only)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from safety_corpus import sample_peaks  # noqa: E402
+
 AS_LIMIT = 4 << 30
 TIMEOUT = 60.0
 PY = sys.executable
@@ -76,8 +80,8 @@ def _limit():
 
 def run(argv, cwd, timeout=TIMEOUT, stdin=None, env=None, send=None, shell=False):
     """Run ``argv``; ``send``: [(seconds, signal)] sent to the process group meanwhile.
-    Returns a Result (peak memory: the largest resident size of the process tree's
-    waited-for processes, from wait4)."""
+    Returns a Result (peak memory: the process's high-water resident size plus its
+    largest child's, sampled from /proc while it runs)."""
     full_env = dict(os.environ, **(env or {}))
     start = time.perf_counter()
     p = subprocess.Popen(
@@ -109,7 +113,7 @@ def run(argv, cwd, timeout=TIMEOUT, stdin=None, env=None, send=None, shell=False
     status = None
     peaks = {}
     while True:
-        _sample_peaks(p.pid, peaks)
+        sample_peaks(p.pid, peaks)
         pid, status, usage = os.wait4(p.pid, os.WNOHANG)
         if pid:
             break
@@ -144,23 +148,6 @@ def run(argv, cwd, timeout=TIMEOUT, stdin=None, env=None, send=None, shell=False
         peak,
         timed_out,
     )
-
-
-def _sample_peaks(pid, peaks):
-    """Each process's high-water resident size (VmHWM, kB) under ``pid`` (not wait4's
-    ru_maxrss, which counts a forked child's parent until it execs)."""
-    todo = [pid]
-    while todo:
-        q = todo.pop()
-        try:
-            with open(f"/proc/{q}/status") as f:
-                for line in f:
-                    if line.startswith("VmHWM:"):
-                        peaks[q] = max(peaks.get(q, 0), int(line.split()[1]))
-            with open(f"/proc/{q}/task/{q}/children") as f:
-                todo += [int(c) for c in f.read().split()]
-        except (OSError, ValueError):
-            continue
 
 
 def tg(*args, cwd, **kw):

@@ -176,7 +176,7 @@ def run_process(argv, cwd=None, stdin=None, send=(), timeout=120, env=None, read
     begin, start, pending = time.monotonic(), None, sorted(send)
     peaks = {}
     while True:
-        _sample_peaks(p.pid, peaks)
+        sample_peaks(p.pid, peaks)
         pid, status, _ = os.wait4(p.pid, os.WNOHANG)
         if pid:
             break
@@ -199,7 +199,7 @@ def run_process(argv, cwd=None, stdin=None, send=(), timeout=120, env=None, read
             outs["err"].decode("utf-8", "replace"), peak)  # fmt: skip
 
 
-def _sample_peaks(pid, peaks):
+def sample_peaks(pid, peaks):
     """Each process's high-water resident size (VmHWM, kB) under ``pid``, into ``peaks``.
     Not wait4's ru_maxrss: a child forked from a large test process counts the parent's
     pages until it execs, and Linux carries that over the exec."""
