@@ -204,13 +204,17 @@ def test_compiled_histograms_of_many_small_nodes_equal_bincount(n_stats, n_nodes
         at += len(parts[s])
     features = np.array([0, 2, 3, 4, 5, 6], dtype=np.intp)
     count_missing = np.array([True, False, True, True, False, True])
-    node_of = np.full(n, -1, np.int32)
+    node_of = np.full(n, N.NO_NODE, np.uint16)
+    room = len(order) + N.MERGE_PARTS  # the merge's arrays leave a spare place a part
+    merged = N._merge_span(order, starts, stops, room - N.MERGE_PARTS)[0] >= 0
+    assert merged == (n_nodes == 24)  # the case meant to be merged is
     for build in (N.build_histograms, N.build_histograms_serial):
         hist, n_missing = build(
             bins, order, stats, starts, stops, features, W, W - 1, count_missing,
-            np.empty_like(stats), node_of, np.empty_like(order), np.empty(n, np.int32),
+            np.empty((room, n_stats), stats.dtype), node_of, np.empty(room, order.dtype),
+            np.empty(room, np.uint16),
         )  # fmt: skip
-        assert (node_of == -1).all()  # the marks are put back
+        assert (node_of == N.NO_NODE).all()  # the marks are put back
         for s in range(n_nodes):
             rows = parts[s]
             for j, f in enumerate(features):

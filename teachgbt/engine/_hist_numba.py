@@ -86,27 +86,30 @@ def build_histograms(
     Every bin adds its rows in increasing row id, as the numpy version's ``bincount``
     does (a node's rows are kept sorted), so the sums are the same to the last bit.
 
-    The rows are swept in one of two ways (``_merge_rows``): node by node, or, when the
+    The rows are swept in one of two ways (``_merge_span``): node by node, or, when the
     nodes are many small ones spread over the data (deep in a tree), all of them in
-    one merged sweep in increasing row id, each row adding into its own node's
-    histogram. A small node's rows are far apart and each lookup of a bin code would
-    fetch a memory line of its own; merged, the rows are close together again.
+    merged sweeps in increasing row id, each row adding into its own node's histogram.
+    A small node's rows are far apart and each lookup of a bin code would fetch a
+    memory line of its own; merged, the rows are close together again.
 
-    The rows' statistics are first gathered into ``ordered`` in sweep order, segment
-    after segment (so it needs room for the rows of one call only: half the root's
-    after the root), and the sweeps read them one after another; a root that holds
-    every row finds them in that order already. Then the
-    features are shared out evenly between ``threads`` threads (``_kernels.share``);
-    each sweeps the rows once per block of four of its features and adds each row's
-    (g, h) into every feature's bin, both at once (``_add_pair``).
+    The sweeps read the rows' statistics one after another from ``ordered``, where they
+    are first gathered in sweep order (``_gather``); a root that holds every row finds
+    them in that order already.
+    Then the features are shared out evenly between ``threads`` threads
+    (``_kernels.share``); each sweeps the rows once per block of four of its features
+    and adds each row's (g, h) into every feature's bin, both at once (``_add_pair``).
     """
-    m = _merge_rows(order, starts, stops, node_of, merged_rows, merged_nodes)
-    if m < 0:  # node by node
-        rows, seg_start, seg_stop, seg_node = order, starts, stops, np.arange(len(starts))
-    else:  # one merged segment
-        rows, seg_start, seg_stop = merged_rows, np.zeros(1, np.intp), np.full(1, m, np.intp)
-        seg_node = np.full(1, -1, dtype=np.intp)
     n = stats.shape[0]
+    threads = kernels.n_threads() if threads is None else threads
+    span = _merge_span(order, starts, stops, merged_rows.shape[0] - MERGE_PARTS)
+    if span[0] >= 0:  # merged, in parts of the span that threads merge side by side
+        parts = min(threads, MERGE_PARTS)
+        rows, seg_start, seg_stop = _merge(
+            order, starts, stops, span, node_of, merged_rows, merged_nodes, parts
+        )
+        seg_node = np.full(len(seg_start), -1, dtype=np.intp)
+    else:  # node by node
+        rows, seg_start, seg_stop, seg_node = order, starts, stops, np.arange(len(starts))
     # one segment of n sorted, distinct row ids, the last n − 1: every row, in order
     m = seg_stop[0] - seg_start[0] if len(seg_start) == 1 else -1
     every_row = m == n and rows[seg_stop[0] - 1] == n - 1
@@ -170,7 +173,10 @@ def _sweep_features(
     j1,
 ):
     """``build_histograms``' sweeps for the used features j0..j1: ``flat`` holds node s,
-    feature j, bin c at pair (s·d + j)·W + c."""
+    feature j, bin c at pair (s·d + j)·W + c. Segment t's rows are
+    ``all_rows[seg_start[t]:seg_stop[t]]``, their statistics ``stats`` from ``packed[t]``
+    on, and, when ``seg_node[t]`` is −1 (merged), their nodes ``merged_nodes`` from
+    ``seg_start[t]`` on."""
     d, k = features.shape[0], stats.shape[1]
     node_size = d * n_slots  # pairs in one node's histogram
     for t in range(seg_start.shape[0]):
@@ -178,7 +184,7 @@ def _sweep_features(
         lo, hi, s = 0, seg_stop[t] - seg_start[t], seg_node[t]
         rows = all_rows[seg_start[t] : seg_stop[t]]
         nodes = merged_nodes[seg_start[t] : seg_stop[t]] if s < 0 else merged_nodes[:0]
-        st = stats[packed[t] : packed[t + 1]]  # (every row: the caller's own, packed[1] = n)
+        st = stats[packed[t] : packed[t] + hi]  # (every row: the caller's own, from 0)
         # a segment of one node adds at that node's offset; a merged one reads each
         # row's node (stride 0 means "no per-row node")
         base, stride = (s * node_size, 0) if s >= 0 else (0, node_size)
@@ -204,17 +210,22 @@ def _sweep_features(
                         n_missing[s if s >= 0 else nodes[i], j] += 1
 
 
+#: the most parts a merged sweep's rows are merged in (one a thread); each leaves a spare
+#: place after its rows in the merge's arrays
+MERGE_PARTS = 8
+#: ``node_of``'s mark for a row in no node (its dtype is uint16: 2 bytes a row stay in
+#: cache where 4 would not; a merge has fewer nodes than this)
+NO_NODE = np.uint16(0xFFFF)
+
+
 @njit(cache=True, nogil=True)
-def _merge_rows(order, starts, stops, node_of, merged_rows, merged_nodes):
-    """How a histogram call sweeps the rows: node by node (returns −1), or, merged, in
-    one segment: then it returns the number m of rows, ``merged_rows[:m]`` holds them
-    and ``merged_nodes[i]`` row i's node.
+def _merge_span(order, starts, stops, room):
+    """Whether a histogram call sweeps the rows node by node (returns (−1, −1)) or
+    merged: then the smallest and largest row id of its nodes.
 
     Node by node, unless the nodes are many and small: each under an eighth of the span
-    of row ids they cover, and together at least an eighth of it. Then the nodes' rows
-    are merged in increasing row id into ``merged_rows``: each row's node is written at
-    ``node_of[row]``, and one pass over the span collects them (without a branch) and
-    puts back the −1 that marks "in no node".
+    of row ids they cover, and together at least an eighth of it (and at most ``room``
+    rows: the merge's arrays' size).
     """
     n_nodes = starts.shape[0]
     total = 0
@@ -226,19 +237,65 @@ def _merge_rows(order, starts, stops, node_of, merged_rows, merged_nodes):
             hi_row = max(hi_row, order[stops[s] - 1])
     span = hi_row - lo_row + 1
     too_few = total * 8 < span or total * 8 > span * n_nodes  # or too large to merge
-    if n_nodes < 2 or too_few or total > merged_rows.shape[0]:  # (room for the merged rows)
-        return -1
-    for s in range(n_nodes):
+    if n_nodes < 2 or n_nodes >= NO_NODE or too_few or total > room:
+        return -1, -1
+    return lo_row, hi_row
+
+
+def _merge(order, starts, stops, span, node_of, rows, nodes, parts):
+    """The rows of the nodes ``order[starts[s]:stops[s]]`` in increasing row id, cut into
+    ``parts`` parts of the span of row ids (part p: ``bounds[p]`` to ``bounds[p + 1]``),
+    merged side by side by as many threads: part p's rows go to ``rows`` from ``at[p]``
+    on, and their nodes to ``nodes`` at the same places. Returns (rows, where each part
+    starts, where it stops).
+
+    Each row's node is first written at ``node_of[row]`` (the nodes shared between the
+    threads); then each part's rows are collected in one pass over its row ids, without
+    a branch (``_collect``), which puts back the ``NO_NODE`` that marks "in no node".
+    """
+    bounds = np.linspace(span[0], span[1] + 1, parts + 1).astype(np.int64)
+    count = _part_counts(order, starts, stops, bounds)
+    # each part leaves one place spare after its rows: its collect's last write lands there
+    at = np.concatenate([[0], np.cumsum(count + 1)[:-1]]).astype(np.int64)
+    kernels.share(_mark, (order, starts, stops, node_of), len(starts), parts)
+    kernels.share(_collect, (node_of, bounds, at, rows, nodes), parts, parts)
+    return rows, at, at + count
+
+
+@njit(cache=True, nogil=True)
+def _part_counts(order, starts, stops, bounds):
+    """How many of the nodes' rows lie in each part [bounds[p], bounds[p + 1]) of the row
+    ids (a node's rows are sorted: two binary searches a node and part)."""
+    count = np.zeros(bounds.shape[0] - 1, dtype=np.int64)
+    for s in range(starts.shape[0]):
+        node = order[starts[s] : stops[s]]
+        for p in range(count.shape[0]):
+            count[p] += np.searchsorted(node, bounds[p + 1]) - np.searchsorted(node, bounds[p])
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _mark(order, starts, stops, node_of, lo, hi):
+    """``node_of[row] = s`` for the rows of the nodes s = lo..hi."""
+    for s in range(lo, hi):
         for i in range(starts[s], stops[s]):
             node_of[np.uint64(order[i])] = s
-    m = 0
-    for r in range(lo_row, hi_row + 1):
-        s = node_of[np.uint64(r)]
-        merged_rows[m] = r
-        merged_nodes[m] = s
-        m += 1 if s >= 0 else 0
-        node_of[np.uint64(r)] = -1
-    return m
+
+
+@njit(cache=True, nogil=True)
+def _collect(node_of, bounds, at, rows, nodes, lo, hi):
+    """The parts lo..hi of ``_merge``: every row id r of the part in turn is written at
+    the part's next place with its node, and the place moves on only when r is in a node
+    (then ``node_of[r]`` is reset to ``NO_NODE``)."""
+    for p in range(lo, hi):
+        m = np.uint64(at[p])
+        for r in range(bounds[p], bounds[p + 1]):
+            u = np.uint64(r)
+            s = node_of[u]
+            rows[m] = r
+            nodes[m] = s
+            m += np.uint64(s != NO_NODE)
+            node_of[u] = NO_NODE
 
 
 @intrinsic
@@ -503,16 +560,20 @@ def warm_up(bins_dtype="uint8", stats_dtype="float32"):
     stats = np.ones((n, 2), dtype=stats_dtype)
     order = np.arange(n, dtype=np.int32)
     column_sums(stats, order)
+    room = n + MERGE_PARTS
     work = (
-        np.empty((n, 2), dtype=stats_dtype),  # the gathered statistics
-        np.full(n, -1, dtype=np.int32),  # a row's node
-        np.empty(n, dtype=np.int32),  # merged rows
-        np.empty(n, dtype=np.int32),  # their nodes
+        np.empty((room, 2), dtype=stats_dtype),  # the gathered statistics
+        np.full(n, NO_NODE, dtype=np.uint16),  # a row's node
+        np.empty(room, dtype=np.int32),  # merged rows
+        np.empty(room, dtype=np.uint16),  # their nodes
     )
     features, count_missing = np.arange(1, dtype=np.intp), np.ones(1, dtype=bool)
-    for starts, stops in (([0], [n]), ([0, 40], [20, 60])):  # the root; two nodes, gathered
+    # the root; two nodes, gathered; eight nodes of every eighth row, merged
+    interleaved = np.argsort(np.arange(n) % 8, kind="stable").astype(np.int32)
+    for rows, starts, stops in ((order, [0], [n]), (order, [0, 40], [20, 60]),
+                                (interleaved, range(0, n, 8), range(8, n + 1, 8))):  # fmt: skip
         hist, n_missing = build_histograms_serial(
-            bins, order, stats, np.array(starts, dtype=np.intp), np.array(stops, dtype=np.intp),
+            bins, rows, stats, np.array(starts, dtype=np.intp), np.array(stops, dtype=np.intp),
             features, missing + 1, missing, count_missing, *work,
         )  # fmt: skip
     table = np.array([True, False, True])

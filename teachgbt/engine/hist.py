@@ -118,7 +118,10 @@ def pack_stats(stats):
     columns = [np.asarray(stats[k]) for k in names]
     if any(c.ndim != 1 for c in columns):
         return stats
-    packed = np.empty((len(columns[0]), len(columns)), np.result_type(*columns, np.float32))
+    dtype = np.result_type(*columns, np.float32)
+    if _packed_array(columns, dtype) is not None:  # laid out so already (round_stats)
+        return stats
+    packed = np.empty((len(columns[0]), len(columns)), dtype)
     for q, c in enumerate(columns):
         packed[:, q] = c
     return {**stats, **{k: packed[:, q] for q, k in enumerate(names)}}
@@ -202,7 +205,7 @@ class HistSplitter:
             sums = self.kernels.column_sums(stats, order)
             # the compiled kernels' work space: the histogram gathers the nodes' statistics
             # in `_ordered` in the order it sweeps the rows, and when it merges the rows of
-            # many small nodes, marks each row's node in `_node_of` (−1: none) and lists
+            # many small nodes, marks each row's node in `_node_of` (NO_NODE: none) and lists
             # them in `_merged_rows` and `_merged_nodes`. After the root (which, holding
             # every row, needs no gather), a call has a level's smaller children: at most
             # half the root's rows
@@ -210,9 +213,10 @@ class HistSplitter:
             self._ordered = np.empty(
                 (len(order) if len(order) < n else half, stats.shape[1]), stats.dtype
             )
-            self._merged_rows = np.empty(half, dtype=order.dtype)
-            self._node_of = np.full(n, -1, dtype=np.int32)
-            self._merged_nodes = np.empty(half, dtype=np.int32)
+            room = half + self.kernels.MERGE_PARTS  # (a spare place for each part merged)
+            self._merged_rows = np.empty(room, dtype=order.dtype)
+            self._node_of = np.full(n, self.kernels.NO_NODE, dtype=np.uint16)
+            self._merged_nodes = np.empty(room, dtype=np.uint16)
         nd = HistNode(
             order, stats, 0, len(order), tuple(float(v) for v in sums), np.empty_like(order)
         )
