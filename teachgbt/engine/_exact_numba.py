@@ -30,13 +30,10 @@ def _best_of_feature(rows, vals, n_present, g, h, c, c_is_h, fwd, node, float32)
     ``rows``/``vals``: the node's row ids and values in sorted order, missing
     last; ``c`` is ``h`` itself (``c_is_h``) when min_child_weight applies to H; ``node``
     holds G, H, the cover C, the parent's float64 and float32 scores and
-    λ, α, max_delta_step, min_child_weight (see ``best_splits``). A first
-    pass gives every valid candidate's float64 loss_chg and the feature's top;
-    a second, in scan order, lets XGBoost's float32 loss_chg rank those within
-    float32 rounding of the top, the first of equals winning.
+    λ, α, max_delta_step, min_child_weight (see ``best_splits``). The running sums
+    first, then ``_best_from_sums``.
     """
-    G, H, C, root64, root32, lam, alpha, mds, mcw = node
-    n, m = n_present, rows.shape[0]
+    n = n_present
     # G_L, H_L (and the cover) after each present sorted row: the scan's running sums
     cg, ch = np.empty(n), np.empty(n)
     sg, sh, sc = 0.0, 0.0, 0.0
@@ -55,13 +52,31 @@ def _best_of_feature(rows, vals, n_present, g, h, c, c_is_h, fwd, node, float32)
             sh += h[r]
             sc += c[r]
             cg[i], ch[i], cc[i] = sg, sh, sc
+    return _best_from_sums(cg, ch, cc, vals, n, rows.shape[0], fwd, node, float32)
+
+
+@njit(cache=True, nogil=True)
+def _best_from_sums(cg, ch, cc, vals, n, m, fwd, node, float32):
+    """``_best_of_feature`` from the running sums ``cg``, ``ch``, ``cc`` of the feature's
+    n present sorted rows (of m). A first pass gives every valid candidate's float64
+    loss_chg and the feature's top; a second, in scan order, lets XGBoost's float32
+    loss_chg rank those within float32 rounding of the top, the first of equals winning.
+    """
+    G, H, C, root64, root32, lam, alpha, mds, mcw = node
     end_ok = 0 < n < m  # some values present, some missing: the two end candidates
 
     # every valid candidate's float64 loss_chg, in scan order: forward boundaries (q up)
     # and end (k = n − 1), then backward boundaries (q down) and end; a boundary lies
     # between two distinct values
     n_fwd = n if fwd else 0
-    lc64 = np.full(n_fwd + n, -np.inf)  # k < n_fwd: forward k; else backward n_fwd + b
+    lc64 = np.empty(n_fwd + n)  # k < n_fwd: forward k; else backward n_fwd + b
+    if alpha == 0.0 and not mds > 0:  # ``_boundaries`` writes every boundary: −inf the ends
+        if n_fwd > 0:
+            lc64[n_fwd - 1] = -np.inf
+        if n > 0:
+            lc64[n_fwd + n - 1] = -np.inf
+    else:  # it writes the valid boundaries only
+        lc64[:] = -np.inf
     args = (lam, alpha, mds, mcw, False)
     if n_fwd > 0:  # forward: the running sums are the left side, missing values right
         _boundaries(cg, ch, cc, vals, n, 0.0, 0.0, 0.0, node, lc64, 0, 1)
@@ -145,11 +160,64 @@ def _best_line(idx, values, n_present, g, h, c, c_is_h, fwd, node, float32, sums
 
 
 @njit(cache=True, nogil=True)
+def _sums4(idx, n_present, g, h, lines, cg, ch):
+    """The running sums of g and h along four lines of a node at once (``lines``: their
+    indices, one may repeat), into rows 0..3 of ``cg`` and ``ch``.
+
+    A line's sums are two chains of additions, each waiting on the one before; four
+    lines' chains are independent and the processor overlaps them, where one line alone
+    leaves it idle between additions. Each line still adds its rows in sorted order, so
+    the sums are those of ``_best_of_feature``'s loop, bit for bit.
+    """
+    j0, j1, j2, j3 = lines
+    r0, r1, r2, r3 = idx[j0], idx[j1], idx[j2], idx[j3]
+    common = min(min(n_present[j0], n_present[j1]), min(n_present[j2], n_present[j3]))
+    a0 = a1 = a2 = a3 = b0 = b1 = b2 = b3 = 0.0
+    for i in range(common):
+        u0, u1, u2, u3 = r0[i], r1[i], r2[i], r3[i]
+        a0 += g[u0]
+        b0 += h[u0]
+        a1 += g[u1]
+        b1 += h[u1]
+        a2 += g[u2]
+        b2 += h[u2]
+        a3 += g[u3]
+        b3 += h[u3]
+        cg[0, i], ch[0, i], cg[1, i], ch[1, i] = a0, b0, a1, b1
+        cg[2, i], ch[2, i], cg[3, i], ch[3, i] = a2, b2, a3, b3
+    for t in range(4):  # each line's rows after the shortest line's end, one line at a time
+        rows = idx[lines[t]]
+        sg = cg[t, common - 1] if common > 0 else 0.0
+        sh = ch[t, common - 1] if common > 0 else 0.0
+        for i in range(common, n_present[lines[t]]):
+            r = rows[i]
+            sg += g[r]
+            sh += h[r]
+            cg[t, i], ch[t, i] = sg, sh
+
+
+@njit(cache=True, nogil=True)
 def _best_lines(
     idx, values, n_present, g, h, c, c_is_h, fwd, node, float32, sums, where, j0, j1
 ):  # fmt: skip
-    for j in range(j0, j1):
-        _best_line(idx, values, n_present, g, h, c, c_is_h, fwd, node, float32, sums, where, j)
+    """The lines j0..j1: four at a time (``_sums4``) when the cover is H, else one by one."""
+    if not c_is_h:
+        for j in range(j0, j1):
+            _best_line(idx, values, n_present, g, h, c, c_is_h, fwd, node, float32, sums, where, j)
+        return
+    m = idx.shape[1]
+    cg, ch = np.empty((4, m)), np.empty((4, m))
+    for j in range(j0, j1, 4):
+        k = min(4, j1 - j)  # a last block of fewer lines repeats its last one
+        lines = (j, min(j + 1, j1 - 1), min(j + 2, j1 - 1), min(j + 3, j1 - 1))
+        _sums4(idx, n_present, g, h, lines, cg, ch)
+        for t in range(k):
+            n = n_present[j + t]
+            lc, phase, q, G_L, H_L = _best_from_sums(
+                cg[t], ch[t], ch[t], values[j + t], n, m, fwd[j + t], node, float32
+            )
+            sums[j + t, 0], sums[j + t, 1], sums[j + t, 2] = lc, G_L, H_L
+            where[j + t, 0], where[j + t, 1] = phase, q
 
 
 def best_splits(idx, values, n_present, g, h, c, fwd, G, H, C, root64, root32, params):
