@@ -108,11 +108,22 @@ def _add_blocks(
                 margin[row + k] = margin[row + k] + value[off + nodes[k]]
 
 
-@njit(cache=True, nogil=True)
 def put_leaf_values(out, rows, leaf, value):
     """``out[rows[i]] = value[leaf[i]]``: a tree's step for the rows whose leaf growing it
-    found (numpy's fancy indexing takes three times as long on a million rows)."""
-    for i in range(rows.shape[0]):
+    found (numpy's fancy indexing takes three times as long on a million rows). The rows
+    are distinct: shared between threads from ``PUT_PARALLEL`` rows on."""
+    n = rows.shape[0]
+    kernels.share(_put_leaf_values, (out, rows, leaf, value), n, None if n >= PUT_PARALLEL else 1)
+
+
+#: put_leaf_values shares its rows between threads from this many on
+PUT_PARALLEL = 1 << 17
+
+
+@njit(cache=True, nogil=True)
+def _put_leaf_values(out, rows, leaf, value, lo, hi):
+    """``put_leaf_values`` for the rows lo..hi."""
+    for i in range(lo, hi):
         out[np.uint64(rows[i])] = value[np.uint64(leaf[i])]
 
 
