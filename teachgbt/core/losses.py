@@ -230,6 +230,9 @@ class Loss:
     trainable = True
     refreshes_leaves = False
     default_max_delta_step = 0.0
+    #: row i's g and h depend on y[i] and margin[i] alone (a trainer may then compute
+    #: them a block of rows at a time)
+    elementwise = False
     #: the evaluation metric XGBoost reports for this objective (``evals_result_``)
     metric_name = "rmse"
 
@@ -326,6 +329,8 @@ class SquaredError(Loss):
     −Σ2(ŷ−y)/(2n + λ) = −Σ(ŷ−y)/(n + λ/2).
     """
 
+    elementwise = True
+
     name = "reg:squarederror"
 
     def grad_hess(self, y, margin, dtype=np.float64):
@@ -349,6 +354,8 @@ class SquaredLogError(Loss):
     bends the wrong way (it is not convex far above y). The base score is one Newton
     step from margin 0 (XGBoost's ``FitIntercept``).
     """
+
+    elementwise = True
 
     name = "reg:squaredlogerror"
     metric_name = "rmsle"
@@ -391,6 +398,8 @@ class PseudoHuber(Loss):
     Squared error near y, absolute error (slope s) far from it: outliers pull the
     leaves at most s per row. The base score is one Newton step from margin 0.
     """
+
+    elementwise = True
 
     name = "reg:pseudohubererror"
     metric_name = "mphe"
@@ -442,6 +451,8 @@ class Quantile(Loss):
     would only count how many rows lie above and below. The base score is the
     α-quantile of y.
     """
+
+    elementwise = True
 
     name = "reg:quantileerror"
     metric_name = "quantile"
@@ -543,6 +554,8 @@ class AbsoluteError(Quantile):
 class _LogLink(Loss):
     """A loss on log(mean): prediction e^margin, base score the mean of y (XGBoost's
     ``FitInterceptGlmLike``), stored as it is, its log the start margin."""
+
+    elementwise = True
 
     link = "log"
 
@@ -693,6 +706,8 @@ class Logistic(Loss):
     so the residual y − p of seed 004 is −g. XGBoost floors h at 1e-16.
     """
 
+    elementwise = True
+
     name = "binary:logistic"
     is_classification = True
     link = "logit"
@@ -782,6 +797,8 @@ class Hinge(Loss):
     1 if ŷ > 0 else 0. Its base score is one Newton step from margin 0, mapped to 0 or
     1 by that prediction, and then used as the starting margin.
     """
+
+    elementwise = True
 
     name = "binary:hinge"
     is_classification = True
