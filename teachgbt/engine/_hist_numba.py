@@ -18,6 +18,7 @@ from ..utils import kernels
 F32 = np.float32
 BIN_BLOCK = 4096  # rows binned together (a block of X stays in cache for every feature)
 GATHER_CHUNK = 1 << 14  # rows whose statistics one thread gathers at a time
+SWEEP_BLOCK = 1 << 14  # rows a histogram sweep takes through all its features at a time
 
 
 @njit(cache=True, nogil=True)
@@ -188,20 +189,25 @@ def _sweep_features(
         # a segment of one node adds at that node's offset; a merged one reads each
         # row's node (stride 0 means "no per-row node")
         base, stride = (s * node_size, 0) if s >= 0 else (0, node_size)
-        j = j0
-        while j < j1:
-            at = (rows, st, lo, hi, nodes, stride, base + j * n_slots)
-            if k == 2 and j1 - j >= 4:
-                c = bins[features[j]], bins[features[j + 1]]
-                c4 = c + (bins[features[j + 2]], bins[features[j + 3]])
-                _add_pairs(flat, n_slots, c4, *at)
-                j += 4
-            elif k == 2 and j1 - j >= 2:  # (two threads share 28 features as 14 and 14)
-                _add_pairs(flat, n_slots, (bins[features[j]], bins[features[j + 1]]), *at)
-                j += 2
-            else:
-                _add_column(flat, bins[features[j]], *at)
-                j += 1
+        # the rows in blocks, each swept once per group of features while its statistics
+        # (and its stretch of every bin column) stay in cache; blocks in row order, so
+        # every bin still adds its rows in increasing row id
+        for b0 in range(lo, hi, SWEEP_BLOCK):
+            b1 = min(hi, b0 + SWEEP_BLOCK)
+            j = j0
+            while j < j1:
+                at = (rows, st, b0, b1, nodes, stride, base + j * n_slots)
+                if k == 2 and j1 - j >= 4:
+                    c = bins[features[j]], bins[features[j + 1]]
+                    c4 = c + (bins[features[j + 2]], bins[features[j + 3]])
+                    _add_pairs(flat, n_slots, c4, *at)
+                    j += 4
+                elif k == 2 and j1 - j >= 2:  # (two threads share 28 features as 14 and 14)
+                    _add_pairs(flat, n_slots, (bins[features[j]], bins[features[j + 1]]), *at)
+                    j += 2
+                else:
+                    _add_column(flat, bins[features[j]], *at)
+                    j += 1
         for j in range(j0, j1):
             if count_missing[j]:
                 col = bins[features[j]]
