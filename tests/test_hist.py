@@ -211,8 +211,7 @@ def test_compiled_histograms_of_many_small_nodes_equal_bincount(n_stats, n_nodes
     for build in (N.build_histograms, N.build_histograms_serial):
         hist, n_missing = build(
             bins, order, stats, starts, stops, features, W, W - 1, count_missing,
-            np.empty((room, n_stats), stats.dtype), node_of, np.empty(room, order.dtype),
-            np.empty(room, np.uint16),
+            node_of, np.empty(room, order.dtype), np.empty(room, np.uint16),
         )  # fmt: skip
         assert (node_of == N.NO_NODE).all()  # the marks are put back
         for s in range(n_nodes):
@@ -437,8 +436,8 @@ def test_threaded_and_one_thread_histograms_run_the_one_cached_kernel(tmp_path):
         "stats = rng.normal(size=(500, 2)).astype(np.float32)\n"
         "build = N.build_histograms_serial if sys.argv[1] == '1' else N.build_histograms\n"
         "hist, _ = build(bins, order, stats, np.array([0]), np.array([490]), np.arange(8), 3,\n"
-        "    2, np.zeros(8, bool), np.empty((500, 2), np.float32), np.full(500, -1, np.int32),\n"
-        "    np.empty(490, np.int32), np.empty(490, np.int32))\n"
+        "    2, np.zeros(8, bool), np.full(500, N.NO_NODE, np.uint16),\n"
+        "    np.empty(498, np.int32), np.empty(498, np.uint16))\n"
         "print(sum(N._sweep_features.stats.cache_hits.values()), hist.sum().hex())\n"
     )
     env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path), "NUMBA_NUM_THREADS": "2"}

@@ -17,7 +17,6 @@ from ..utils import kernels
 
 F32 = np.float32
 BIN_BLOCK = 4096  # rows binned together (a block of X stays in cache for every feature)
-GATHER_CHUNK = 1 << 14  # rows whose statistics one thread gathers at a time
 SWEEP_BLOCK = 1 << 14  # rows a histogram sweep takes through all its features at a time
 
 
@@ -74,7 +73,6 @@ def build_histograms(
     n_slots,
     missing_code,
     count_missing,
-    ordered,
     node_of,
     merged_rows,
     merged_nodes,
@@ -93,14 +91,11 @@ def build_histograms(
     A small node's rows are far apart and each lookup of a bin code would fetch a
     memory line of its own; merged, the rows are close together again.
 
-    The sweeps read the rows' statistics one after another from ``ordered``, where they
-    are first gathered in sweep order (``_gather``); a root that holds every row finds
-    them in that order already.
-    Then the features are shared out evenly between ``threads`` threads
-    (``_kernels.share``); each sweeps the rows once per block of four of its features
-    and adds each row's (g, h) into every feature's bin, both at once (``_add_pair``).
+    The features are shared out evenly between ``threads`` threads (``_kernels.share``);
+    each takes the rows a block at a time through its features, four at a time, and adds
+    each row's (g, h), read from ``stats[row]``, into every feature's bin, both at once
+    (``_add_pair``).
     """
-    n = stats.shape[0]
     threads = kernels.n_threads() if threads is None else threads
     span = _merge_span(order, starts, stops, merged_rows.shape[0] - MERGE_PARTS)
     if span[0] >= 0:  # merged, in parts of the span that threads merge side by side
@@ -111,24 +106,10 @@ def build_histograms(
         seg_node = np.full(len(seg_start), -1, dtype=np.intp)
     else:  # node by node
         rows, seg_start, seg_stop, seg_node = order, starts, stops, np.arange(len(starts))
-    # one segment of n sorted, distinct row ids, the last n − 1: every row, in order
-    m = seg_stop[0] - seg_start[0] if len(seg_start) == 1 else -1
-    every_row = m == n and rows[seg_stop[0] - 1] == n - 1
-    # each segment's first chunk of GATHER_CHUNK rows (the number of chunks last), and
-    # where its rows' statistics start in ``ordered`` (``packed``)
-    size = seg_stop - seg_start
-    first = np.concatenate([[0], np.cumsum((size + GATHER_CHUNK - 1) // GATHER_CHUNK)])
-    packed = np.concatenate([[0], np.cumsum(size)])
-    if not every_row:
-        if packed[-1] > ordered.shape[0]:  # checked here: the kernel writes unchecked
-            raise ValueError(f"{packed[-1]} rows to gather into room for {ordered.shape[0]}")
-        gather = (rows, stats, seg_start, seg_stop, first, packed, ordered)
-        kernels.share(_gather, gather, int(first[-1]), threads)
-        stats = ordered  # from here on, segment t's rows' statistics from packed[t] on
     d, k = features.shape[0], stats.shape[1]
     hist = np.zeros((starts.shape[0], d, n_slots, k))
     n_missing = np.zeros((starts.shape[0], d), dtype=np.int64)
-    sweep = (bins, features, rows, stats, seg_start, seg_stop, packed, seg_node, merged_nodes)
+    sweep = (bins, features, rows, stats, seg_start, seg_stop, seg_node, merged_nodes)
     sweep += (n_slots, missing_code, count_missing, hist.reshape(-1), n_missing)
     kernels.share(_sweep_features, sweep, d, threads)
     return hist, n_missing
@@ -140,21 +121,6 @@ def build_histograms_serial(*args):
 
 
 @njit(cache=True, nogil=True)
-def _gather(rows, stats, seg_start, seg_stop, first, packed, ordered, lo, hi):
-    """``ordered[packed[t] + i − seg_start[t]] = stats[rows[i]]`` over the chunks lo..hi
-    of the segments' rows (segment t's are chunks first[t] .. first[t + 1])."""
-    k = stats.shape[1]
-    for t in range(seg_start.shape[0]):
-        shift = packed[t] - seg_start[t]
-        for c in range(max(lo, first[t]), min(hi, first[t + 1])):
-            a = seg_start[t] + (c - first[t]) * GATHER_CHUNK
-            for i in range(a, min(seg_stop[t], a + GATHER_CHUNK)):
-                r = np.uint64(rows[i])
-                for q in range(k):
-                    ordered[i + shift, q] = stats[r, q]
-
-
-@njit(cache=True, nogil=True)
 def _sweep_features(
     bins,
     features,
@@ -162,7 +128,6 @@ def _sweep_features(
     stats,
     seg_start,
     seg_stop,
-    packed,
     seg_node,
     merged_nodes,
     n_slots,
@@ -175,17 +140,15 @@ def _sweep_features(
 ):
     """``build_histograms``' sweeps for the used features j0..j1: ``flat`` holds node s,
     feature j, bin c at pair (s·d + j)·W + c. Segment t's rows are
-    ``all_rows[seg_start[t]:seg_stop[t]]``, their statistics ``stats`` from ``packed[t]``
-    on, and, when ``seg_node[t]`` is −1 (merged), their nodes ``merged_nodes`` from
-    ``seg_start[t]`` on."""
+    ``all_rows[seg_start[t]:seg_stop[t]]``, and, when ``seg_node[t]`` is −1 (merged),
+    their nodes ``merged_nodes`` from ``seg_start[t]`` on."""
     d, k = features.shape[0], stats.shape[1]
     node_size = d * n_slots  # pairs in one node's histogram
     for t in range(seg_start.shape[0]):
-        # the segment's rows, their statistics and (merged) nodes, all from 0 to hi
+        # the segment's rows and (merged) nodes, both from 0 to hi
         lo, hi, s = 0, seg_stop[t] - seg_start[t], seg_node[t]
         rows = all_rows[seg_start[t] : seg_stop[t]]
         nodes = merged_nodes[seg_start[t] : seg_stop[t]] if s < 0 else merged_nodes[:0]
-        st = stats[packed[t] : packed[t] + hi]  # (every row: the caller's own, from 0)
         # a segment of one node adds at that node's offset; a merged one reads each
         # row's node (stride 0 means "no per-row node")
         base, stride = (s * node_size, 0) if s >= 0 else (0, node_size)
@@ -196,7 +159,7 @@ def _sweep_features(
             b1 = min(hi, b0 + SWEEP_BLOCK)
             j = j0
             while j < j1:
-                at = (rows, st, b0, b1, nodes, stride, base + j * n_slots)
+                at = (rows, stats, b0, b1, nodes, stride, base + j * n_slots)
                 if k == 2 and j1 - j >= 4:
                     c = bins[features[j]], bins[features[j + 1]]
                     c4 = c + (bins[features[j + 2]], bins[features[j + 3]])
@@ -341,7 +304,7 @@ def _add_pairs(flat, W, columns, rows, stats, lo, hi, nodes, stride, at):
     for i in range(lo, hi):
         r = np.uint64(rows[i])
         o = np.uint64(at) + (np.uint64(nodes[i]) * stride if stride else np.uint64(0))
-        g, h = np.float64(stats[i, 0]), np.float64(stats[i, 1])
+        g, h = np.float64(stats[r, 0]), np.float64(stats[r, 1])
         for q in range(len(columns)):  # a fixed number: unrolled when compiled
             _add_pair(flat, o + np.uint64(q) * W + columns[q][r], g, h)
 
@@ -353,13 +316,14 @@ def _add_column(flat, codes, rows, stats, lo, hi, nodes, stride, at):
     k = stats.shape[1]
     stride = np.uint64(stride)
     for i in range(lo, hi):
+        r = np.uint64(rows[i])
         o = np.uint64(at) + (np.uint64(nodes[i]) * stride if stride else np.uint64(0))
-        b = o + codes[np.uint64(rows[i])]
+        b = o + codes[r]
         if k == 2:
-            _add_pair(flat, b, np.float64(stats[i, 0]), np.float64(stats[i, 1]))
+            _add_pair(flat, b, np.float64(stats[r, 0]), np.float64(stats[r, 1]))
         else:
             for q in range(k):
-                flat[b * k + q] += stats[i, q]
+                flat[b * k + q] += stats[r, q]
 
 
 def column_sums(stats, order):
@@ -568,13 +532,12 @@ def warm_up(bins_dtype="uint8", stats_dtype="float32"):
     column_sums(stats, order)
     room = n + MERGE_PARTS
     work = (
-        np.empty((room, 2), dtype=stats_dtype),  # the gathered statistics
         np.full(n, NO_NODE, dtype=np.uint16),  # a row's node
         np.empty(room, dtype=np.int32),  # merged rows
         np.empty(room, dtype=np.uint16),  # their nodes
     )
     features, count_missing = np.arange(1, dtype=np.intp), np.ones(1, dtype=bool)
-    # the root; two nodes, gathered; eight nodes of every eighth row, merged
+    # the root; two nodes; eight nodes of every eighth row, merged
     interleaved = np.argsort(np.arange(n) % 8, kind="stable").astype(np.int32)
     for rows, starts, stops in ((order, [0], [n]), (order, [0, 40], [20, 60]),
                                 (interleaved, range(0, n, 8), range(8, n + 1, 8))):  # fmt: skip

@@ -203,16 +203,11 @@ class HistSplitter:
             sums = _row_order_sums(stats if len(order) == n else stats[order])
         else:
             sums = self.kernels.column_sums(stats, order)
-            # the compiled kernels' work space: the histogram gathers the nodes' statistics
-            # in `_ordered` in the order it sweeps the rows, and when it merges the rows of
-            # many small nodes, marks each row's node in `_node_of` (NO_NODE: none) and lists
-            # them in `_merged_rows` and `_merged_nodes`. After the root (which, holding
-            # every row, needs no gather), a call has a level's smaller children: at most
-            # half the root's rows
+            # the compiled kernels' work space: when the histogram merges the rows of many
+            # small nodes, it marks each row's node in `_node_of` (NO_NODE: none) and lists
+            # them in `_merged_rows` and `_merged_nodes`; after the root, a call has a
+            # level's smaller children: at most half the root's rows
             half = (len(order) + 1) // 2
-            self._ordered = np.empty(
-                (len(order) if len(order) < n else half, stats.shape[1]), stats.dtype
-            )
             room = half + self.kernels.MERGE_PARTS  # (a spare place for each part merged)
             self._merged_rows = np.empty(room, dtype=order.dtype)
             self._node_of = np.full(n, self.kernels.NO_NODE, dtype=np.uint16)
@@ -256,7 +251,6 @@ class HistSplitter:
                 data.n_slots,
                 data.missing_code,
                 self._count_missing,
-                self._ordered,
                 self._node_of,
                 self._merged_rows,
                 self._merged_nodes,
