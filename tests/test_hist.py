@@ -501,3 +501,27 @@ def test_n_jobs_sets_the_threads_and_not_the_trees(monkeypatch, tree_method):
     for bad in (0, 1.5, True, "2"):
         with pytest.raises(ValueError, match="n_jobs"):
             tg.BoostingRegressor(n_jobs=bad).fit(X[:50], y[:50])
+
+
+def test_binning_threads_find_the_serial_cuts_and_codes(monkeypatch):
+    """Cut points and extremes found by several threads (each a share of the features, or
+    of the rows) are those one thread finds, on sampled data with missing values, an
+    all-missing column, an infinite value, few distinct values and a categorical column."""
+    from teachgbt.engine import binning
+    from teachgbt.utils import kernels
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(6000, 6)).astype(np.float32)
+    X[rng.random(6000) < 0.1, 0] = np.nan
+    X[:, 1] = np.nan
+    X[17, 2] = np.inf
+    X[:, 3] = np.round(X[:, 3])
+    X[:, 4] = rng.integers(0, 5, 6000)
+    made = {}
+    for cells in (1 << 62, 0):  # one thread; threads from any size on
+        monkeypatch.setattr(binning, "PARALLEL_CUTS", cells)
+        with kernels.threads(2):
+            made[cells] = binning.HistData(X, max_bin=32, sample_rows=2500, categorical=[4])
+    one, many = made[1 << 62], made[0]
+    for name in ("cuts", "min_val", "n_bins", "has_missing", "exact_cuts", "bins"):
+        np.testing.assert_array_equal(getattr(one, name), getattr(many, name), err_msg=name)

@@ -29,6 +29,8 @@ F32 = np.float32
 
 #: cut points of a feature with many distinct values come from this many sampled rows
 SAMPLE_ROWS = 200_000
+#: the features' cut points are found by several threads from this many cells on
+PARALLEL_CUTS = 1 << 20
 
 # XGBoost's margin above the largest value (and below the smallest) of a feature
 _CUT_EPS = 1e-5
@@ -53,6 +55,26 @@ def _below(v):
     """XGBoost's minimum: ``v - (|v| + 1e-5)``, in float64 and then rounded to float32."""
     v = float(v)
     return F32(v - (abs(v) + _CUT_EPS))
+
+
+def _column_extremes(X32):
+    """Every column's smallest and largest value (NaN only if all missing) and whether it
+    has missing values, reduced along the rows of X at once (X is stored by row): in parts
+    of the rows, one a thread, then the parts' results (minima and maxima are exact, so
+    the same values whatever the parts)."""
+    n = X32.shape[0]
+    parts = min(kernels.n_threads(), n) if X32.size >= PARALLEL_CUTS else 1
+    found = [None] * parts
+
+    def reduce(lo, hi):
+        for p in range(lo, hi):
+            block = X32[n * p // parts : n * (p + 1) // parts]
+            # (maximum, unlike fmax, keeps a NaN)
+            found[p] = [np.fmin.reduce(block), np.fmax.reduce(block), np.maximum.reduce(block)]
+
+    kernels.share(reduce, (), parts, parts)
+    lows, highs, most = (np.stack([f[k] for f in found]) for k in range(3))
+    return np.fmin.reduce(lows), np.fmax.reduce(highs), np.isnan(np.maximum.reduce(most))
 
 
 def _quantile_cuts(values, max_bin):
@@ -96,25 +118,30 @@ class HistData:
         self.exact_cuts = np.zeros(d, dtype=bool)
         # every column's smallest and largest value (NaN only if all missing) and whether
         # it has missing values, reduced along the rows of X at once (X is stored by row)
-        lows, highs = np.fmin.reduce(X32, axis=0), np.fmax.reduce(X32, axis=0)
-        self.has_missing = np.isnan(np.maximum.reduce(X32, axis=0))  # maximum keeps NaN
+        lows, highs, self.has_missing = _column_extremes(X32)
         X_sample = None if sample is None else X32[sample]  # the sampled rows, gathered once
+        numeric = [f for f in range(d) if not (np.isnan(lows[f]) or self.is_categorical[f])]
+        inner = {}
+
+        def find_cuts(lo, hi):  # the numeric features numeric[lo:hi] (numpy's sorts and
+            for f in numeric[lo:hi]:  # searches let other threads run meanwhile)
+                sampled = None if sample is None else X_sample[:, f]
+                inner[f] = self._inner_cuts(X32[:, f], sampled)
+
+        threads = kernels.n_threads() if n * len(numeric) >= PARALLEL_CUTS else 1
+        kernels.share(find_cuts, (), len(numeric), threads)
         for f in range(d):
-            col = X32[:, f]
             lo, hi = lows[f], highs[f]
             if np.isnan(lo):  # an all-missing feature: one empty bin, never split
                 cut_list.append(np.array([_above(0.0)], dtype=F32))
                 min_val[f] = _below(0.0)
-                continue
-            if self.is_categorical[f]:  # categories: a bin per code (categorical.py)
-                cut_list.append(category_cuts(col, f"categorical feature {f}"))
+            elif self.is_categorical[f]:  # categories: a bin per code (categorical.py)
+                cut_list.append(category_cuts(X32[:, f], f"categorical feature {f}"))
                 min_val[f], self.exact_cuts[f] = F32(-1), True
-                continue
-            inner, self.exact_cuts[f] = self._inner_cuts(
-                col, None if sample is None else X_sample[:, f]
-            )
-            cut_list.append(np.append(inner.astype(F32), _above(hi)))
-            min_val[f] = _below(lo)
+            else:
+                cuts, self.exact_cuts[f] = inner[f]
+                cut_list.append(np.append(cuts.astype(F32), _above(hi)))
+                min_val[f] = _below(lo)
         self._bin(X32, cut_list, min_val)
 
     @classmethod
