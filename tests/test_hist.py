@@ -504,9 +504,10 @@ def test_n_jobs_sets_the_threads_and_not_the_trees(monkeypatch, tree_method):
 
 
 def test_binning_threads_find_the_serial_cuts_and_codes(monkeypatch):
-    """Cut points and extremes found by several threads (each a share of the features, or
-    of the rows) are those one thread finds, on sampled data with missing values, an
-    all-missing column, an infinite value, few distinct values and a categorical column."""
+    """The columns' extremes found by several threads (each a share of the rows) are those
+    one thread finds, and so are the cut points and codes, on sampled data with missing
+    values, an all-missing column, an infinite value, few distinct values (looked up in
+    blocks of rows) and a categorical column."""
     from teachgbt.engine import binning
     from teachgbt.utils import kernels
 
@@ -519,7 +520,8 @@ def test_binning_threads_find_the_serial_cuts_and_codes(monkeypatch):
     X[:, 4] = rng.integers(0, 5, 6000)
     made = {}
     for cells in (1 << 62, 0):  # one thread; threads from any size on
-        monkeypatch.setattr(binning, "PARALLEL_CUTS", cells)
+        monkeypatch.setattr(binning, "PARALLEL_EXTREMES", cells)
+        monkeypatch.setattr(binning._all_among, "__defaults__", (1000,) if cells else (1 << 16,))
         with kernels.threads(2):
             made[cells] = binning.HistData(X, max_bin=32, sample_rows=2500, categorical=[4])
     one, many = made[1 << 62], made[0]

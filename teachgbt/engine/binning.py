@@ -29,8 +29,8 @@ F32 = np.float32
 
 #: cut points of a feature with many distinct values come from this many sampled rows
 SAMPLE_ROWS = 200_000
-#: the features' cut points are found by several threads from this many cells on
-PARALLEL_CUTS = 1 << 20
+#: the columns' extremes are found by several threads from this many cells on
+PARALLEL_EXTREMES = 1 << 20
 
 # XGBoost's margin above the largest value (and below the smallest) of a feature
 _CUT_EPS = 1e-5
@@ -63,7 +63,7 @@ def _column_extremes(X32):
     of the rows, one a thread, then the parts' results (minima and maxima are exact, so
     the same values whatever the parts)."""
     n = X32.shape[0]
-    parts = min(kernels.n_threads(), n) if X32.size >= PARALLEL_CUTS else 1
+    parts = min(kernels.n_threads(), n) if X32.size >= PARALLEL_EXTREMES else 1
     found = [None] * parts
 
     def reduce(lo, hi):
@@ -75,6 +75,22 @@ def _column_extremes(X32):
     kernels.share(reduce, (), parts, parts)
     lows, highs, most = (np.stack([f[k] for f in found]) for k in range(3))
     return np.fmin.reduce(lows), np.fmax.reduce(highs), np.isnan(np.maximum.reduce(most))
+
+
+def _all_among(col, distinct, chunk=1 << 16):
+    """Whether every value of ``col`` but NaN is one of the sorted ``distinct`` values,
+    looked up ``chunk`` rows at a time (small temporaries, which stay in cache)."""
+    for lo in range(0, len(col), chunk):
+        part = col[lo : lo + chunk]
+        present = part[~np.isnan(part)]
+        if len(present) == 0:
+            continue
+        if len(distinct) == 0:
+            return False
+        pos = np.minimum(np.searchsorted(distinct, present), len(distinct) - 1)
+        if not np.array_equal(distinct[pos], present):
+            return False
+    return True
 
 
 def _quantile_cuts(values, max_bin):
@@ -116,32 +132,24 @@ class HistData:
 
         cut_list, min_val = [], np.zeros(d, dtype=F32)
         self.exact_cuts = np.zeros(d, dtype=bool)
-        # every column's smallest and largest value (NaN only if all missing) and whether
-        # it has missing values, reduced along the rows of X at once (X is stored by row)
         lows, highs, self.has_missing = _column_extremes(X32)
         X_sample = None if sample is None else X32[sample]  # the sampled rows, gathered once
-        numeric = [f for f in range(d) if not (np.isnan(lows[f]) or self.is_categorical[f])]
-        inner = {}
-
-        def find_cuts(lo, hi):  # the numeric features numeric[lo:hi] (numpy's sorts and
-            for f in numeric[lo:hi]:  # searches let other threads run meanwhile)
-                sampled = None if sample is None else X_sample[:, f]
-                inner[f] = self._inner_cuts(X32[:, f], sampled)
-
-        threads = kernels.n_threads() if n * len(numeric) >= PARALLEL_CUTS else 1
-        kernels.share(find_cuts, (), len(numeric), threads)
         for f in range(d):
+            col = X32[:, f]
             lo, hi = lows[f], highs[f]
             if np.isnan(lo):  # an all-missing feature: one empty bin, never split
                 cut_list.append(np.array([_above(0.0)], dtype=F32))
                 min_val[f] = _below(0.0)
-            elif self.is_categorical[f]:  # categories: a bin per code (categorical.py)
-                cut_list.append(category_cuts(X32[:, f], f"categorical feature {f}"))
+                continue
+            if self.is_categorical[f]:  # categories: a bin per code (categorical.py)
+                cut_list.append(category_cuts(col, f"categorical feature {f}"))
                 min_val[f], self.exact_cuts[f] = F32(-1), True
-            else:
-                cuts, self.exact_cuts[f] = inner[f]
-                cut_list.append(np.append(cuts.astype(F32), _above(hi)))
-                min_val[f] = _below(lo)
+                continue
+            inner, self.exact_cuts[f] = self._inner_cuts(
+                col, None if sample is None else X_sample[:, f]
+            )
+            cut_list.append(np.append(inner.astype(F32), _above(hi)))
+            min_val[f] = _below(lo)
         self._bin(X32, cut_list, min_val)
 
     @classmethod
@@ -202,11 +210,8 @@ class HistData:
         if np.count_nonzero(first) > self.max_bin:
             return _quantile_cuts(v, self.max_bin), False
         distinct = v[first]
-        if sampled is not None:  # few distinct values in the sample: did it see them all?
-            present = col[~np.isnan(col)]
-            pos = np.minimum(np.searchsorted(distinct, present), max(len(distinct) - 1, 0))
-            if len(distinct) == 0 or not np.all(distinct[pos] == present):
-                return self._inner_cuts(col)
+        if sampled is not None and not _all_among(col, distinct):  # did the sample see all?
+            return self._inner_cuts(col)
         # XGBoost: every distinct value but the smallest is a cut point
         return distinct[1:], True
 
