@@ -200,3 +200,25 @@ def test_compiled_twins_are_formulas(kw):
     args32 = tuple(p32.formula_params.values())
     s32 = np.array([kernels.side_score32(a, b, *args32) for a, b in zip(G, H)], dtype=np.float32)
     np.testing.assert_array_equal(s32, p32.side_score(G, H))
+
+
+def test_leaf_weight_of_one_node_is_the_array_formula_bit_for_bit():
+    """Python floats (a node's G and H, as the trainers pass them) take a path without numpy
+    arrays: the same weight to the last bit and sign, with every penalty, on zeros, signed
+    zeros, tiny and huge values, NaN and infinities."""
+    import itertools
+
+    rng = np.random.default_rng(0)
+    Gs = [*(rng.normal(size=40) * 10), 0.0, -0.0, 1e-300, 1e300, -1e300, np.nan, np.inf, 0.5]
+    Hs = [*(np.abs(rng.normal(size=15)) * 10), 0.0, -1.0, 1e-12, np.nan, np.inf, 1.0, 0.5]
+    settings = itertools.product([0.0, 1.0, 0.1], [0.0, 0.5], [0.0, 0.7], [0.0, 1.0])
+    for lam, alpha, mds, mcw in settings:
+        with np.errstate(over="ignore"):
+            array = formulas.leaf_weight(
+                np.repeat(Gs, len(Hs)), np.tile(Hs, len(Gs)), lam, alpha, mds, mcw
+            )
+        one = [formulas.leaf_weight(float(G), float(H), lam, alpha, mds, mcw)
+               for G in Gs for H in Hs]  # fmt: skip
+        assert all(type(w) is float for w in one)
+        np.testing.assert_array_equal(np.signbit(one), np.signbit(array))
+        np.testing.assert_array_equal(one, array)

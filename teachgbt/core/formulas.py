@@ -68,6 +68,8 @@ def leaf_weight(G, H, reg_lambda=1.0, reg_alpha=0.0, max_delta_step=0.0, min_chi
     ``max_delta_step`` > 0 the weight is clipped to ±max_delta_step. As in
     XGBoost, a leaf with H ≤ 0 or H < ``min_child_weight`` gets weight 0.
     """
+    if type(G) is float and type(H) is float and H + reg_lambda != 0.0:  # one node
+        return _leaf_weight_of_one(G, H, reg_lambda, reg_alpha, max_delta_step, min_child_weight)
     G = soft_threshold(G, reg_alpha)
     H = np.asarray(H, dtype=np.float64)
     heavy = (H > 0) & (H >= min_child_weight)
@@ -76,6 +78,19 @@ def leaf_weight(G, H, reg_lambda=1.0, reg_alpha=0.0, max_delta_step=0.0, min_chi
     if max_delta_step > 0:
         w = np.clip(w, -max_delta_step, max_delta_step)
     return _scalar(w + 0.0)  # + 0.0 turns −0.0 (from G = 0) into 0.0 for display
+
+
+def _leaf_weight_of_one(G, H, reg_lambda, reg_alpha, max_delta_step, min_child_weight):
+    """``leaf_weight`` of one leaf, G and H Python floats: the same IEEE double operations
+    without numpy's arrays (a tree grows one node at a time; this is called per node)."""
+    if not (H > 0 and H >= min_child_weight):
+        return 0.0
+    if reg_alpha != 0.0:  # soft_threshold
+        G = ((G > 0) - (G < 0)) * max(abs(G) - reg_alpha, 0.0)
+    w = -G / (H + reg_lambda)
+    if max_delta_step > 0:
+        w = min(max(w, -max_delta_step), max_delta_step)
+    return w + 0.0
 
 
 def leaf_score(G, H, reg_lambda=1.0, reg_alpha=0.0, max_delta_step=0.0, min_child_weight=0.0):
