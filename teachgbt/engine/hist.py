@@ -183,6 +183,7 @@ class HistSplitter:
         cells = data.n_rows * data.n_features
         self.kernels = numba_kernels(cells, data.bins.dtype, self._dtype, data.trees)
         self._count_missing = data.has_missing[self.features]  # features with any NaN
+        self._scan_bins = data.scan_bins[self.features]
         self._pending = []  # (child to build, its sibling, their parent's histogram)
         self._unscanned = []  # nodes with a histogram whose numpy scan is still owed
 
@@ -501,18 +502,20 @@ class HistSplitter:
     def _find_split_numba(self, nd, G, H, C):
         params, data = self.params, self.data
         kw = params.formula_params
+        penalties = (kw["reg_lambda"], kw["reg_alpha"], kw["max_delta_step"])
+        penalties += (kw["min_child_weight"],)
+        # the unsplit node's score, ``_root_score``'s number from its compiled twin
+        side_score = self.kernels.side_score32 if params.float32 else self.kernels.side_score64
+        root = float(side_score(float(G), float(H), *penalties))
         r, q, lc, G_L, H_L, C_L = self.kernels.best_split(
             nd.hist,
             nd.n_missing,
-            data.scan_bins[self.features],
+            self._scan_bins,
             G,
             H,
             C,
-            float(self._root_score(G, H)),
-            kw["reg_lambda"],
-            kw["reg_alpha"],
-            kw["max_delta_step"],
-            kw["min_child_weight"],
+            root,
+            *penalties,
             params.float32,
             self.has_cover,
         )
