@@ -527,3 +527,25 @@ def test_binning_threads_find_the_serial_cuts_and_codes(monkeypatch):
     one, many = made[1 << 62], made[0]
     for name in ("cuts", "min_val", "n_bins", "has_missing", "exact_cuts", "bins"):
         np.testing.assert_array_equal(getattr(one, name), getattr(many, name), err_msg=name)
+
+
+@pytest.mark.skipif("numba" not in KERNELS, reason="numba is not installed")
+def test_merge_counts_each_parts_rows():
+    """The merge cuts the row ids into parts, one a thread, and first counts each part's
+    rows of every node by binary search: the counts a direct comparison gives, with empty
+    nodes, empty parts and bounds at the ends."""
+    from teachgbt.engine import _hist_numba as N
+
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        n, k = int(rng.integers(1, 3000)), int(rng.integers(1, 9))
+        node = rng.integers(0, k + 1, n)
+        parts = [np.flatnonzero(node == s).astype(np.int32) for s in range(k)]
+        stops = np.cumsum([len(p) for p in parts]).astype(np.intp)
+        starts = stops - np.array([len(p) for p in parts])
+        bounds = np.sort(rng.integers(0, n + 1, int(rng.integers(2, 6)))).astype(np.int64)
+        count = np.zeros(len(bounds) - 1, dtype=np.int64)
+        N._part_counts(np.concatenate(parts), starts, stops, bounds, count)
+        rows = np.concatenate(parts)
+        expected = [np.count_nonzero((rows >= a) & (rows < b)) for a, b in zip(bounds, bounds[1:])]
+        np.testing.assert_array_equal(count, expected)

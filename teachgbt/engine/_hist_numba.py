@@ -223,7 +223,8 @@ def _merge(order, starts, stops, span, node_of, rows, nodes, parts):
     a branch (``_collect``), which puts back the ``NO_NODE`` that marks "in no node".
     """
     bounds = np.linspace(span[0], span[1] + 1, parts + 1).astype(np.int64)
-    count = _part_counts(order, starts, stops, bounds)
+    count = np.zeros(parts, dtype=np.int64)
+    _part_counts(order, starts, stops, bounds, count)
     # each part leaves one place spare after its rows: its collect's last write lands there
     at = np.concatenate([[0], np.cumsum(count + 1)[:-1]]).astype(np.int64)
     kernels.share(_mark, (order, starts, stops, node_of), len(starts), parts)
@@ -232,15 +233,23 @@ def _merge(order, starts, stops, span, node_of, rows, nodes, parts):
 
 
 @njit(cache=True, nogil=True)
-def _part_counts(order, starts, stops, bounds):
-    """How many of the nodes' rows lie in each part [bounds[p], bounds[p + 1]) of the row
-    ids (a node's rows are sorted: two binary searches a node and part)."""
-    count = np.zeros(bounds.shape[0] - 1, dtype=np.int64)
+def _part_counts(order, starts, stops, bounds, count):
+    """``count[p]`` += how many of the nodes' rows lie in part [bounds[p], bounds[p + 1])
+    of the row ids (a node's rows are sorted: a binary search a node and bound)."""
+    parts = bounds.shape[0] - 1
     for s in range(starts.shape[0]):
-        node = order[starts[s] : stops[s]]
-        for p in range(count.shape[0]):
-            count[p] += np.searchsorted(node, bounds[p + 1]) - np.searchsorted(node, bounds[p])
-    return count
+        below = 0  # the node's rows below bounds[p]
+        for p in range(parts + 1):
+            lo, hi = starts[s], stops[s]  # the first of the node's rows >= bounds[p]
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if order[mid] < bounds[p]:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if p > 0:
+                count[p - 1] += lo - starts[s] - below
+            below = lo - starts[s]
 
 
 @njit(cache=True, nogil=True)
