@@ -549,3 +549,29 @@ def test_merge_counts_each_parts_rows():
         rows = np.concatenate(parts)
         expected = [np.count_nonzero((rows >= a) & (rows < b)) for a, b in zip(bounds, bounds[1:])]
         np.testing.assert_array_equal(count, expected)
+
+
+@pytest.mark.skipif("numba" not in KERNELS, reason="numba is not installed")
+@pytest.mark.parametrize("n_stats", [2, 3])
+@pytest.mark.parametrize("d", [1, 2, 3, 5, 28])
+def test_root_histogram_adds_up_the_column_sums(n_stats, d):
+    """The root's G and H, added up while its histogram is swept (or by ``column_sums``
+    where the sweep cannot: one feature a thread, a third statistic): the float64 sums in
+    row order, bit for bit, on one thread and two, over every row and over a sample."""
+    from teachgbt.engine import _hist_numba as N
+
+    rng = np.random.default_rng(d)
+    n, W = 70_000, 9  # more rows than one block of the sweep
+    bins = rng.integers(0, W, size=(d, n)).astype(np.uint8)
+    stats = (rng.normal(size=(n, n_stats)) * 1e3).astype(np.float32)
+    work = (np.full(n, N.NO_NODE, np.uint16), np.empty(n, np.int32), np.empty(n, np.uint16))
+    for order in (np.arange(n, dtype=np.int32), np.flatnonzero(rng.random(n) < 0.6)):
+        order = order.astype(np.int32)
+        expected = N.column_sums(stats, order)
+        for build in (N.build_histograms, N.build_histograms_serial):
+            sums = np.empty(n_stats)
+            build(
+                bins, order, stats, np.array([0]), np.array([len(order)]), np.arange(d), W,
+                W - 1, np.zeros(d, bool), *work, sums=sums,
+            )  # fmt: skip
+            np.testing.assert_array_equal(sums, expected)

@@ -77,6 +77,7 @@ def build_histograms(
     merged_rows,
     merged_nodes,
     threads=None,
+    sums=None,
 ):
     """For each node s, rows ``order[starts[s]:stops[s]]`` (row r's statistics are
     ``stats[r]``): Σ of each statistic per bin of every used feature, and per feature the
@@ -95,6 +96,11 @@ def build_histograms(
     each takes the rows a block at a time through its features, four at a time, and adds
     each row's (g, h), read from ``stats[row]``, into every feature's bin, both at once
     (``_add_pair``).
+
+    ``sums``: for one node (a root), an array of two places to get its G and H in, the
+    float64 sums of its rows' g and h in row order (``column_sums``' numbers): the
+    first features' sweep adds them up on the way, where it can (two statistics, four
+    features or more a thread: ``_add_pairs_summing``), else ``column_sums`` does.
     """
     threads = kernels.n_threads() if threads is None else threads
     span = _merge_span(order, starts, stops, merged_rows.shape[0] - MERGE_PARTS)
@@ -109,15 +115,21 @@ def build_histograms(
     d, k = features.shape[0], stats.shape[1]
     hist = np.zeros((starts.shape[0], d, n_slots, k))
     n_missing = np.zeros((starts.shape[0], d), dtype=np.int64)
+    # the thread with the first features adds up the node's sums where it sweeps them four
+    # at a time: two statistics and at least four features of its own (``share``'s split)
+    add_up = sums is not None and k == 2 and len(starts) == 1 and d // min(threads, d) >= 4
     sweep = (bins, features, rows, stats, seg_start, seg_stop, seg_node, merged_nodes)
     sweep += (n_slots, missing_code, count_missing, hist.reshape(-1), n_missing)
+    sweep += (np.zeros(2 if add_up else 0),)
     kernels.share(_sweep_features, sweep, d, threads)
+    if sums is not None:
+        sums[:] = sweep[-1] if add_up else column_sums(stats, order[starts[0] : stops[0]])
     return hist, n_missing
 
 
-def build_histograms_serial(*args):
+def build_histograms_serial(*args, sums=None):
     """``build_histograms`` on this thread alone (small work is done before threads wake)."""
-    return build_histograms(*args, threads=1)
+    return build_histograms(*args, threads=1, sums=sums)
 
 
 @njit(cache=True, nogil=True)
@@ -135,13 +147,15 @@ def _sweep_features(
     count_missing,
     flat,
     n_missing,
+    sums,
     j0,
     j1,
 ):
     """``build_histograms``' sweeps for the used features j0..j1: ``flat`` holds node s,
     feature j, bin c at pair (s·d + j)·W + c. Segment t's rows are
     ``all_rows[seg_start[t]:seg_stop[t]]``, and, when ``seg_node[t]`` is −1 (merged),
-    their nodes ``merged_nodes`` from ``seg_start[t]`` on."""
+    their nodes ``merged_nodes`` from ``seg_start[t]`` on. ``sums`` (two places, or
+    none): the one node's G and H, added up by the thread with the first features."""
     d, k = features.shape[0], stats.shape[1]
     node_size = d * n_slots  # pairs in one node's histogram
     for t in range(seg_start.shape[0]):
@@ -163,7 +177,10 @@ def _sweep_features(
                 if k == 2 and j1 - j >= 4:
                     c = bins[features[j]], bins[features[j + 1]]
                     c4 = c + (bins[features[j + 2]], bins[features[j + 3]])
-                    _add_pairs(flat, n_slots, c4, *at)
+                    if j == 0 and sums.shape[0] == 2:  # (one node: see build_histograms)
+                        _add_pairs_summing(flat, n_slots, c4, rows, stats, b0, b1, base, sums)
+                    else:
+                        _add_pairs(flat, n_slots, c4, *at)
                     j += 4
                 elif k == 2 and j1 - j >= 2:  # (two threads share 28 features as 14 and 14)
                     _add_pairs(flat, n_slots, (bins[features[j]], bins[features[j + 1]]), *at)
@@ -305,10 +322,10 @@ def _add_pair(typingctx, flat, b, g, h):
 @njit(cache=True, nogil=True)
 def _add_pairs(flat, W, columns, rows, stats, lo, hi, nodes, stride, at):
     """The histograms of a few features (``columns``: their bin codes, a tuple of two or
-    four) over rows ``rows[lo:hi]``, in one sweep: row i's (g, h) is added into every
-    feature's bin with ``_add_pair``, the q-th feature's bin c being pair ``at + q·W + c``
-    of ``flat``, moved on by ``nodes[i]·stride`` (the row's node, when rows of several
-    nodes are swept together)."""
+    four) over rows ``rows[lo:hi]``, in one sweep: row r's (g, h), ``stats[r]``, is added
+    into every feature's bin with ``_add_pair``, the q-th feature's bin c being pair
+    ``at + q·W + c`` of ``flat``, moved on by ``nodes[i]·stride`` (the row's node, when
+    rows of several nodes are swept together)."""
     W, stride = np.uint64(W), np.uint64(stride)
     for i in range(lo, hi):
         r = np.uint64(rows[i])
@@ -316,6 +333,23 @@ def _add_pairs(flat, W, columns, rows, stats, lo, hi, nodes, stride, at):
         g, h = np.float64(stats[r, 0]), np.float64(stats[r, 1])
         for q in range(len(columns)):  # a fixed number: unrolled when compiled
             _add_pair(flat, o + np.uint64(q) * W + columns[q][r], g, h)
+
+
+@njit(cache=True, nogil=True)
+def _add_pairs_summing(flat, W, columns, rows, stats, lo, hi, at, sums):
+    """``_add_pairs`` of one node's rows that also adds their g and h to ``sums``, one row
+    after another (``column_sums``' order): the additions of the sums wait on each other,
+    and here the histograms' additions fill the time between them."""
+    W = np.uint64(W)
+    s0, s1 = sums[0], sums[1]
+    for i in range(lo, hi):
+        r = np.uint64(rows[i])
+        g, h = np.float64(stats[r, 0]), np.float64(stats[r, 1])
+        for q in range(len(columns)):  # a fixed number: unrolled when compiled
+            _add_pair(flat, np.uint64(at) + np.uint64(q) * W + columns[q][r], g, h)
+        s0 += g
+        s1 += h
+    sums[0], sums[1] = s0, s1
 
 
 @njit(cache=True, nogil=True)
@@ -553,6 +587,7 @@ def warm_up(bins_dtype="uint8", stats_dtype="float32"):
         hist, n_missing = build_histograms_serial(
             bins, rows, stats, np.array(starts, dtype=np.intp), np.array(stops, dtype=np.intp),
             features, missing + 1, missing, count_missing, *work,
+            sums=np.empty(2) if len(starts) == 1 else None,
         )  # fmt: skip
     table = np.array([True, False, True])
     partition(order, 0, n, bins[0], table, np.empty_like(order))

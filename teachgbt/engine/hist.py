@@ -203,7 +203,8 @@ class HistSplitter:
         if self.kernels is None:
             sums = _row_order_sums(stats if len(order) == n else stats[order])
         else:
-            sums = self.kernels.column_sums(stats, order)
+            # (added up in row order while the root's histogram is built: see below)
+            sums = np.empty(stats.shape[1])
             # the compiled kernels' work space: when the histogram merges the rows of many
             # small nodes, it marks each row's node in `_node_of` (NO_NODE: none) and lists
             # them in `_merged_rows` and `_merged_nodes`; after the root, a call has a
@@ -213,10 +214,12 @@ class HistSplitter:
             self._merged_rows = np.empty(room, dtype=order.dtype)
             self._node_of = np.full(n, self.kernels.NO_NODE, dtype=np.uint16)
             self._merged_nodes = np.empty(room, dtype=np.uint16)
+        one = [0], [len(order)]
+        hist, n_missing = self._histograms(order, stats, *one, sums=sums)
         nd = HistNode(
             order, stats, 0, len(order), tuple(float(v) for v in sums), np.empty_like(order)
         )
-        nd.hist, nd.n_missing = (a[0] for a in self._histograms(order, stats, [0], [len(order)]))
+        nd.hist, nd.n_missing = hist[0], n_missing[0]
         return nd
 
     def node_rows(self, nd):
@@ -232,9 +235,10 @@ class HistSplitter:
         return nd.sums[-1]
 
     # ------------------------------------------------------------ histograms
-    def _histograms(self, order, stats, starts, stops):
+    def _histograms(self, order, stats, starts, stops, sums=None):
         """For each node ``order[start:stop]``: Σg, Σh (and Σcover) per bin of every used
-        feature, and per feature the number of missing values."""
+        feature, and per feature the number of missing values. The compiled kernels also
+        fill ``sums`` with one node's column sums in row order (``build_histograms``)."""
         data = self.data
         starts = np.asarray(starts, dtype=np.intp)
         stops = np.asarray(stops, dtype=np.intp)
@@ -255,6 +259,7 @@ class HistSplitter:
                 self._node_of,
                 self._merged_rows,
                 self._merged_nodes,
+                sums=sums,
             )
         d, W, k = len(self.features), data.n_slots, stats.shape[1]
         hist = np.zeros((len(starts), d, W, k))
