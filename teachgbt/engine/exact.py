@@ -165,10 +165,12 @@ class ExactSplitter:
         self, cols, g, h, params, rows=None, features=None, h_cover=None, chunk_elems=1 << 17
     ):
         self.cols = cols
-        # kept in their own precision (float32 for XGBoost-style training); summed in float64
-        self.g = np.asarray(g)
-        self.h = np.asarray(h)
-        self.h_cover = None if h_cover is None else np.asarray(h_cover)
+        # kept in their own precision (float32 for XGBoost-style training); summed in float64;
+        # contiguous, as the compiled scan is compiled for (a round may give g and h as the
+        # columns of one (n, 2) array, the histograms' layout)
+        self.g = np.ascontiguousarray(g)
+        self.h = np.ascontiguousarray(h)
+        self.h_cover = None if h_cover is None else np.ascontiguousarray(h_cover)
         self.params = params
         self.rows = rows  # None: every row; else sorted int array of sampled rows
         self.features = (
