@@ -243,3 +243,33 @@ def test_ctrl_c_after_the_fit_ends_the_process_at_once_and_its_compile(tmp_path)
     assert time.monotonic() - t0 < 10 and "KeyboardInterrupt" in err
     assert "finishing" not in err
     assert _gone(child, within=10)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_fit_that_compiled_at_its_calls_leaves_every_kernel_the_next_process_probes(
+    tmp_path,
+):
+    """With TEACHGBT_BACKGROUND_COMPILE=0 the first fit compiles in its own process; it
+    compiles what a background compile would (the module's ``warm_up``), not only the
+    kernels its own data happened to call (ten features: the root's sums come from the
+    histogram's sweep, and ``column_sums`` is never called). The next process, in the
+    default mode, finds them all in the cache: no compile, not a word."""
+    script = (
+        "import numpy as np, teachgbt as tg\n"
+        "rng = np.random.default_rng(0)\n"
+        "X = rng.normal(size=(20000, 10)).astype(np.float32)\n"
+        "y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)\n"
+        "tg.BoostingClassifier(tree_method='hist', n_estimators=100, max_depth=3).fit(X, y)\n"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("TEACHGBT_KERNEL", None)
+    runs = []
+    for background in ("0", "1"):
+        env["TEACHGBT_BACKGROUND_COMPILE"] = background
+        run = subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600
+        )
+        assert run.returncode == 0, run.stderr[-2000:]
+        runs.append([line for line in run.stderr.splitlines() if line.startswith("teachgbt:")])
+    assert len(runs[0]) == 1 and "compiling" in runs[0][0]  # compiled here, once
+    assert runs[1] == []  # and the next process had nothing left to compile

@@ -126,7 +126,24 @@ def load(module, cells=None, spec=(), trees=1):
         if importlib.util.find_spec("numba") is None:
             return None
         return _compiles().ready(module, tuple(str(s) for s in spec))
-    return _import(module)  # anything missing compiles at its call, and says so
+    kernels = _import(module)  # anything missing compiles here, and says so
+    if kernels is not None:
+        _warm_once(kernels, tuple(str(s) for s in spec))
+    return kernels
+
+
+_warmed = set()  # (module, spec) whose ``warm_up`` this process has run
+
+
+def _warm_once(kernels, spec):
+    """Run ``kernels.warm_up(*spec)`` once a process: compiled here (or loaded), every kernel
+    a background compile would have cached is in numba's cache, so that the next process's
+    probe (``_probe``) finds them all, not only those this fit happened to call."""
+    key = (kernels.__name__, spec)
+    if key in _warmed or not hasattr(kernels, "warm_up"):
+        return
+    kernels.warm_up(*spec)
+    _warmed.add(key)
 
 
 def _pays(module, cells, trees):
