@@ -23,35 +23,27 @@ PARALLEL_WORK = 1 << 16
 
 
 @njit(cache=True, nogil=True)
-def _best_of_feature(rows, vals, n_present, g, h, c, c_is_h, fwd, node, float32):
+def _best_of_feature(rows, vals, n_present, g, h, c, fwd, node, float32):
     """The winner among one feature's candidates at a node (``ExactSplitter.scan``'s four
-    families, ``_best_numpy``'s rule): (loss_chg32, phase, q, G_L, H_L), phase −1 if none.
+    families, ``_best_numpy``'s rule): (loss_chg32, phase, q, G_L, H_L), phase −1 if none,
+    when min_child_weight applies to a cover statistic ``c`` of its own (GBDT's; with the
+    cover H itself, ``_best_lines`` sums four features at once with ``_sums4``).
 
     ``rows``/``vals``: the node's row ids and values in sorted order, missing
-    last; ``c`` is ``h`` itself (``c_is_h``) when min_child_weight applies to H; ``node``
-    holds G, H, the cover C, the parent's float64 and float32 scores and
+    last; ``node`` holds G, H, the cover C, the parent's float64 and float32 scores and
     λ, α, max_delta_step, min_child_weight (see ``best_splits``). The running sums
     first, then ``_best_from_sums``.
     """
     n = n_present
-    # G_L, H_L (and the cover) after each present sorted row: the scan's running sums
-    cg, ch = np.empty(n), np.empty(n)
+    # G_L, H_L and the cover after each present sorted row: the scan's running sums
+    cg, ch, cc = np.empty(n), np.empty(n), np.empty(n)
     sg, sh, sc = 0.0, 0.0, 0.0
-    if c_is_h:  # the cover is H itself: two sums, not three
-        cc = ch
-        for i in range(n):
-            r = rows[i]
-            sg += g[r]
-            sh += h[r]
-            cg[i], ch[i] = sg, sh
-    else:
-        cc = np.empty(n)
-        for i in range(n):
-            r = rows[i]
-            sg += g[r]
-            sh += h[r]
-            sc += c[r]
-            cg[i], ch[i], cc[i] = sg, sh, sc
+    for i in range(n):
+        r = rows[i]
+        sg += g[r]
+        sh += h[r]
+        sc += c[r]
+        cg[i], ch[i], cc[i] = sg, sh, sc
     return _best_from_sums(cg, ch, cc, vals, n, rows.shape[0], fwd, node, float32)
 
 
@@ -151,10 +143,9 @@ def _candidate(k, n_fwd, n, cg, ch, G, H):
 
 
 @njit(cache=True, nogil=True)
-def _best_line(idx, values, n_present, g, h, c, c_is_h, fwd, node, float32, sums, where, j):
-    lc, phase, q, G_L, H_L = _best_of_feature(
-        idx[j], values[j], n_present[j], g, h, c, c_is_h, fwd[j], node, float32
-    )
+def _keep(sums, where, j, best):
+    """Line j's winner (``_best_from_sums``' tuple) into ``best_splits``' arrays."""
+    lc, phase, q, G_L, H_L = best
     sums[j, 0], sums[j, 1], sums[j, 2] = lc, G_L, H_L
     where[j, 0], where[j, 1] = phase, q
 
@@ -167,7 +158,7 @@ def _sums4(idx, n_present, g, h, lines, cg, ch):
     A line's sums are two chains of additions, each waiting on the one before; four
     lines' chains are independent and the processor overlaps them, where one line alone
     leaves it idle between additions. Each line still adds its rows in sorted order, so
-    the sums are those of ``_best_of_feature``'s loop, bit for bit.
+    the sums are those of a loop over one line, bit for bit.
     """
     j0, j1, j2, j3 = lines
     r0, r1, r2, r3 = idx[j0], idx[j1], idx[j2], idx[j3]
@@ -203,7 +194,8 @@ def _best_lines(
     """The lines j0..j1: four at a time (``_sums4``) when the cover is H, else one by one."""
     if not c_is_h:
         for j in range(j0, j1):
-            _best_line(idx, values, n_present, g, h, c, c_is_h, fwd, node, float32, sums, where, j)
+            best = _best_of_feature(idx[j], values[j], n_present[j], g, h, c, fwd[j], node, float32)
+            _keep(sums, where, j, best)
         return
     m = idx.shape[1]
     cg, ch = np.empty((4, m)), np.empty((4, m))
@@ -213,11 +205,10 @@ def _best_lines(
         _sums4(idx, n_present, g, h, lines, cg, ch)
         for t in range(k):
             n = n_present[j + t]
-            lc, phase, q, G_L, H_L = _best_from_sums(
+            best = _best_from_sums(
                 cg[t], ch[t], ch[t], values[j + t], n, m, fwd[j + t], node, float32
             )
-            sums[j + t, 0], sums[j + t, 1], sums[j + t, 2] = lc, G_L, H_L
-            where[j + t, 0], where[j + t, 1] = phase, q
+            _keep(sums, where, j + t, best)
 
 
 def best_splits(idx, values, n_present, g, h, c, fwd, G, H, C, root64, root32, params):
