@@ -433,6 +433,12 @@ def n_threads():
     chosen = getattr(_local, "threads", None)
     if chosen is not None:
         return chosen
+    if "numba" not in sys.modules:  # (numpy's work is shared too: no half-second import)
+        setting = os.environ.get("NUMBA_NUM_THREADS", "").strip()
+        if setting.isdigit():
+            return max(1, int(setting))
+        cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+        return max(1, len(cores) if cores else os.cpu_count() or 1)  # numba's default
     from numba import config
 
     return max(1, int(config.NUMBA_NUM_THREADS))
@@ -478,7 +484,7 @@ def share(kernel, args, n, threads=None):
     here instead of spinning, which keeps a machine shared with other jobs from being
     swamped. A forked child (whose copy of the pool has no threads) makes its own pool.
     """
-    threads = min(n_threads() if threads is None else threads, n)
+    threads = 1 if n < 2 else min(n_threads() if threads is None else threads, n)
     if threads < 2:
         kernel(*args, 0, n)
         return
