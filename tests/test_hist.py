@@ -106,6 +106,63 @@ def test_numpy_and_numba_grow_identical_trees(monkeypatch, kw):
                 )
 
 
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(max_depth=3),  # the last level's rows are never moved: their values written
+        dict(max_depth=4, reg_alpha=0.5, min_child_weight=3.0),  # some leaves settle early
+        dict(max_depth=5, gamma=2.0, pruning="post"),  # pruned: written from the final tree
+        dict(max_depth=0, max_leaves=7),  # best-first
+        dict(max_depth=3, algorithm="gbdt"),  # leaf values from leaf_stats
+        dict(max_depth=1),  # one split: the root's children written at once
+        dict(max_depth=3, gamma=1e9, pruning="post"),  # everything pruned: one leaf
+    ],
+    ids=["depth3", "early-leaves", "post-pruned", "best-first", "gbdt", "stump", "one-leaf"],
+)
+@pytest.mark.parametrize(
+    "kernel, threads_from",
+    [("numpy", None)] + ([("numba", None), ("numba", 0)] if "numba" in KERNELS else []),
+    ids=["numpy", "numba", "numba-threaded"][: 1 + 2 * ("numba" in KERNELS)],
+)
+def test_written_steps_equal_the_rows_leaves(monkeypatch, kw, kernel, threads_from):
+    """``grow_tree(out=...)`` (what a round without subsample or leaf refresh does) grows
+    the same tree as the (rows, leaf) path, and writes each row the value of the leaf
+    ``Tree.apply`` routes it to, for every node size and both kernels."""
+    from teachgbt.core.losses import Logistic
+    from teachgbt.engine.boosting import TREE_METHODS
+    from teachgbt.engine.grow import grow_tree
+    from teachgbt.engine.training import ALGORITHMS
+
+    monkeypatch.setattr(K, "KERNEL", kernel)
+    if threads_from is not None:
+        monkeypatch.setattr(H, "PARALLEL_PARTITION", threads_from)
+    X, y, _ = few_values(seed=4, n=3000, d=5, levels=9, nan=0.1)
+    X32 = X.astype(np.float32)
+    est = tg.BoostingClassifier(tree_method="hist", **kw)
+    params = est._train_params().grow_params()
+    algo = ALGORITHMS[est.algorithm](Logistic(), params)
+    margin = algo.initial_margin(0.0, len(y))
+    stats = algo.round_stats(y, margin, None)
+    method = TREE_METHODS["hist"]
+    data = method.prepare(X32, 64)
+    grown = {}
+    for writes in (False, True):
+        splitter = method.splitter(data, method.pack(stats), algo.scan_params())
+        out = np.full(len(y), np.nan, dtype=algo.dtype) if writes else None
+        leaf_stats = algo.leaf_stats(splitter, stats)
+        grown[writes] = grow_tree(splitter, algo.params, X.shape[1], None, leaf_stats, out=out)
+        grown[writes] += (out,)
+    tree, rows, leaf, _ = grown[False]
+    written, none_rows, none_leaf, out = grown[True]
+    assert none_rows is None and none_leaf is None
+    for name in ("feature", "threshold", "default_left", "n", "G", "H", "value", "left"):
+        np.testing.assert_array_equal(getattr(tree, name), getattr(written, name), err_msg=name)
+    expected = np.empty(len(y), dtype=algo.dtype)
+    expected[rows] = tree.value[leaf]
+    np.testing.assert_array_equal(out, expected)
+    np.testing.assert_array_equal(out, tree.value[tree.apply(X32)].astype(algo.dtype))
+
+
 @pytest.mark.skipif("numba" not in KERNELS, reason="numba is not installed")
 def test_numba_and_numpy_binning_agree(monkeypatch):
     rng = np.random.default_rng(2)

@@ -423,15 +423,21 @@ def partition_nodes(order, starts, stops, bins, features, tables, order_out, thr
     ``order[starts[s]:stops[s]]`` split by feature ``features[s]`` with ``tables[s]``.
     Returns how many of each node's rows went left. The nodes are shared out between
     threads in runs of about equal numbers of rows."""
-    m = len(starts)
-    n_left = np.empty(m, dtype=np.int64)
-    threads = min(kernels.n_threads() if threads is None else threads, m)
-    rows = np.cumsum(stops - starts)
-    cuts = np.searchsorted(rows, rows[-1] * np.arange(1, threads) / threads, side="right")
-    bounds = np.concatenate([[0], cuts, [m]]).astype(np.int64)
+    n_left = np.empty(len(starts), dtype=np.int64)
+    bounds, threads = _runs(starts, stops, threads)
     args = (order, starts, stops, bins, features, tables, order_out, n_left, bounds)
     kernels.share(_partition_nodes, args, threads, threads)
     return n_left
+
+
+def _runs(starts, stops, threads):
+    """The nodes cut into runs of consecutive nodes with about equal numbers of rows, one
+    a thread: (bounds, runs), run p being nodes bounds[p] .. bounds[p + 1]."""
+    m = len(starts)
+    threads = min(kernels.n_threads() if threads is None else threads, m)
+    rows = np.cumsum(stops - starts)
+    cuts = np.searchsorted(rows, rows[-1] * np.arange(1, threads) / threads, side="right")
+    return np.concatenate([[0], cuts, [m]]).astype(np.int64), threads
 
 
 @njit(cache=True, nogil=True)
@@ -443,6 +449,60 @@ def _partition_nodes(
         for s in range(bounds[p], bounds[p + 1]):
             codes = bins[features[s]]
             n_left[s] = partition(order, starts[s], stops[s], codes, tables[s], order_out)
+
+
+def route_to_leaves(order, starts, stops, bins, features, tables, values, out, threads=None):
+    """The last level's splits, when their children are leaves: instead of partitioning
+    node s's rows ``order[starts[s]:stops[s]]``, each row r gets its leaf's value,
+    ``out[r] = values[s, 0]`` when ``tables[s][bins[features[s], r]]`` sends it left, else
+    ``values[s, 1]``. Returns how many of each node's rows went left (``partition_nodes``'
+    counts); the nodes are shared out between threads as there."""
+    n_left = np.empty(len(starts), dtype=np.int64)
+    bounds, threads = _runs(starts, stops, threads)
+    args = (order, starts, stops, bins, features, tables, values, out, n_left, bounds)
+    kernels.share(_route_to_leaves, args, threads, threads)
+    return n_left
+
+
+@njit(cache=True, nogil=True)
+def _route_to_leaves(
+    order, starts, stops, bins, features, tables, values, out, n_left, bounds, lo, hi
+):
+    """``route_to_leaves`` for the runs lo..hi of nodes."""
+    u = np.uint64
+    for p in range(lo, hi):
+        for s in range(bounds[p], bounds[p + 1]):
+            codes, table = bins[features[s]], tables[s]
+            v_left, v_right = values[s, 0], values[s, 1]  # (stored in out's precision)
+            count = u(0)
+            for i in range(u(starts[s]), u(stops[s])):
+                r = u(order[i])
+                left = table[codes[r]]
+                out[r] = v_left if left else v_right
+                count += u(left)
+            n_left[s] = count
+
+
+def put_values(out, order, starts, stops, values, threads=None):
+    """``out[r] = values[s]`` for every row r of node s, ``order[starts[s]:stops[s]]``: a
+    tree's step for the rows of its leaves. The rows are shared between threads evenly,
+    a node's rows split where a thread's share ends."""
+    offsets = np.concatenate([[0], np.cumsum(stops - starts)]).astype(np.int64)
+    args = (out, order, starts, stops, values, offsets)
+    kernels.share(_put_values, args, int(offsets[-1]), threads)
+
+
+@njit(cache=True, nogil=True)
+def _put_values(out, order, starts, stops, values, offsets, lo, hi):
+    """``put_values`` for rows lo..hi of the nodes' rows laid end to end (node s's from
+    ``offsets[s]`` on)."""
+    u = np.uint64
+    for s in range(starts.shape[0]):
+        a, b = max(lo, offsets[s]), min(hi, offsets[s + 1])
+        v = values[s]
+        shift = starts[s] - offsets[s]
+        for i in range(a, b):
+            out[u(order[u(i + shift)])] = v
 
 
 @njit(cache=True)
@@ -596,3 +656,8 @@ def warm_up(bins_dtype="uint8", stats_dtype="float32"):
     partition_nodes(order, *two, bins, np.zeros(2, np.intp), np.stack([table, table]),
                     np.empty_like(order), threads=1)  # fmt: skip
     best_split(hist[0], n_missing[0], n_bins, 1.0, 2.0, 2.0, 0.5, 1.0, 0.0, 0.0, 1.0, True, False)
+    for out_dtype in (np.float32, np.float64):  # a round's step: XGBoost's float32, GBDT's 64
+        out = np.empty(n, dtype=out_dtype)
+        route_to_leaves(order, *two, bins, np.zeros(2, np.intp), np.stack([table, table]),
+                        np.ones((2, 2)), out, threads=1)  # fmt: skip
+        put_values(out, order, *two, np.ones(2), threads=1)

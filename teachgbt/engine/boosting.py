@@ -105,10 +105,15 @@ class Algorithm:
         split sums (see ``grow.grow_tree``)."""
         return None
 
+    def uses_grown_rows(self, tree_method):
+        """Whether ``after_grow`` needs the rows a tree was grown on and their leaves (else
+        it is given None for them). No by default."""
+        return False
+
     def after_grow(self, tree_method, tree, rows, leaf, y, margin, sample_weight):
         """Called on each tree once it is grown, before it joins the margins: ``rows``
-        were grown on and reached ``leaf``; ``margin`` is the tree's output column of
-        ŷ^(t−1). Nothing by default."""
+        were grown on and reached ``leaf`` (None when ``uses_grown_rows`` says no);
+        ``margin`` is the tree's output column of ŷ^(t−1). Nothing by default."""
 
 
 #: the rows whose g and h are computed together (``XGBoostAlgorithm._blockwise_stats``):
@@ -169,8 +174,12 @@ class XGBoostAlgorithm(Algorithm):
         """XGBoost's leaf refresh (absolute error, quantiles): the loss recomputes each leaf
         from its rows' residuals, where the tree method keeps the rows' leaves (hist; the
         exact method's last step, the pruner, does not, so XGBoost exact keeps −G/(H+λ))."""
-        if tree_method.refreshes_leaves and self.loss.refreshes_leaves:
+        if self.uses_grown_rows(tree_method):
             self.loss.refresh_leaves(tree, rows, leaf, y, margin, sample_weight)
+
+    def uses_grown_rows(self, tree_method):
+        """The leaf refresh needs them: the tree method keeps them and the loss refreshes."""
+        return tree_method.refreshes_leaves and self.loss.refreshes_leaves
 
 
 # ------------------------------------------------------------------ tree methods
@@ -260,9 +269,9 @@ def boost_round(
     stats = algorithm.round_stats(y, margin, sample_weight)
     if tree_method.pack is not None:
         stats = tree_method.pack(stats)
-    # η·f_t(x_i): (n,) or (n, K), in the precision it is added to the margins in
-    step = np.empty(np.shape(margin), dtype=algorithm.dtype)
-    column = step.reshape(n, -1)  # a view: column k is class k's step
+    # η·f_t(x_i) of class k's tree: step[k], in the precision it is added to the margins in
+    K = len(samples)
+    step = np.empty((K, n), dtype=algorithm.dtype)
     compiled = kernels.load("core._tree_numba", n, ("float32", np.dtype(algorithm.dtype).name))
     trees = []
     for k, sample in enumerate(samples):
@@ -270,6 +279,11 @@ def boost_round(
         splitter = tree_method.splitter(
             data, class_stats, algorithm.scan_params(), sample["rows"], sample["features"]
         )
+        own_margin = margin if np.ndim(margin) == 1 else margin[:, k]
+        # every row is grown from, and the rows' leaves are not needed after growing: the
+        # splitter writes each row's step itself (``grow_tree``'s ``out``)
+        writes = sample["rows"] is None and hasattr(splitter, "put_values")
+        writes = writes and not algorithm.uses_grown_rows(tree_method)
         # f_t: the structure by greedy gain, leaves w* (seed 000, "Learn the tree structure")
         tree, grown_rows, grown_leaf = grow_tree(
             splitter,
@@ -277,21 +291,23 @@ def boost_round(
             d,
             feature_names,
             algorithm.leaf_stats(splitter, class_stats),
+            out=step[k] if writes else None,
         )
-        own_margin = margin if np.ndim(margin) == 1 else margin[:, k]
         algorithm.after_grow(
             tree_method, tree, grown_rows, grown_leaf, y, own_margin, sample_weight
         )
-        if len(grown_rows) == n:  # every row's leaf is known from growing the tree
+        if writes:
+            pass  # step[k] holds every row's leaf value
+        elif len(grown_rows) == n:  # every row's leaf is known from growing the tree
             if compiled is None:
-                column[:, k][grown_rows] = tree.value[grown_leaf]
+                step[k][grown_rows] = tree.value[grown_leaf]
             else:
-                compiled.put_leaf_values(column[:, k], grown_rows, grown_leaf, tree.value)
+                compiled.put_leaf_values(step[k], grown_rows, grown_leaf, tree.value)
         else:  # rows left out by subsample are routed
-            column[:, k] = tree.predict(X32)
+            step[k] = tree.predict(X32)
         trees.append(tree)
     # the round's g, h, the split finder's work space and the grown rows are not needed
     # any more: let them go before ŷ^(t) is allocated (12 MB less at 1M rows)
     del stats, class_stats, splitter, grown_rows, grown_leaf
     # ŷ^(t) = ŷ^(t−1) + η·f_t(x)
-    return trees, algorithm.add(margin, step)
+    return trees, algorithm.add(margin, step[0] if np.ndim(margin) == 1 else step.T)

@@ -129,10 +129,17 @@ class Candidate:
     categories: tuple | None = None  # a set split's codes (they go left)
 
 
-def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None):
+def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None, out=None):
     """Grow one tree with ``splitter``; return ``(tree, rows, leaf)``: the Tree, and the
     leaf each of the rows it was grown from ended in (``leaf[i]`` for ``rows[i]``), so
     the trainer can update those rows' margins without routing them again.
+
+    ``out`` (a splitter with ``put_values``): an array to receive those rows' steps
+    instead, ``out[row]`` = the value (η·w*) of the leaf the row ended in; then
+    ``(tree, None, None)`` is returned. Where the children of a level can only be leaves
+    and nothing can change their values afterwards (no ``leaf_stats``, no post-pruning),
+    a splitter with ``partition_leaves`` does not move those rows at all: it writes each
+    row's leaf value as it decides the row's side, one pass instead of two.
 
     ``leaf_stats(node_data) -> (G, H, extra, may_split)`` gives the sums a node's
     weight is computed from (by default the splitter's own G and H, XGBoost-style;
@@ -166,15 +173,22 @@ def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None)
 
     root = splitter.root()
     root_id, (G, H) = new_node(root, -1, 0)
-    n_leaves = 1
     max_leaves = params.max_leaves or 0
+
+    # the last level's leaves written as their rows' sides are decided (see above)
+    post_pruned = params.pruning == "post" and params.gamma > 0
+    writes_leaves = out is not None and leaf_stats is None and not post_pruned
+    writes_leaves = writes_leaves and hasattr(splitter, "partition_leaves")
+
+    def settle(nid, nd):  # a leaf: its rows (or, to write their values into out, its node)
+        settled[nid] = nd if out is not None else splitter.node_rows(nd)
 
     def evaluate(nid, nd, depth, sums):
         cand = None
         if can_grow(depth) and nid not in leaf_only:
             cand = splitter.find_split(nd, *sums)
         if cand is None or not worth_splitting(cand):
-            settled[nid] = splitter.node_rows(nd)
+            settle(nid, nd)
             return None
         return cand
 
@@ -185,46 +199,79 @@ def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None)
         """The splits chosen at a level, made together when the splitter can partition
         several nodes at once (``partition_level``); the children are numbered as one by one."""
         partition_level = getattr(splitter, "partition_level", None)
+        if chosen and writes_leaves and not can_grow(chosen[0][2] + 1):
+            # (the children's values: new_node's, computed as it will from their sums)
+            values = [params.leaf_value(params.leaf_weight(G, H)) for G, H in _child_sums(chosen)]
+            halves = splitter.partition_leaves([(nd, c) for _, nd, _, c in chosen], values, out)
+            for (nid, _, d, c), h in zip(chosen, halves):
+                _expand(b, h, new_node, nid, d, c)
+            return []  # leaves, their rows' values written: nothing left to do for them
         if partition_level is None:
             return [expand(*c) for c in chosen]
         halves = partition_level([(nd, cand) for _, nd, _, cand in chosen])
         return [_expand(b, h, new_node, nid, d, c) for (nid, _, d, c), h in zip(chosen, halves)]
 
+    root_sums = (root_id, root, 0, (G, H))
     if max_leaves:
-        # best-first: largest loss_chg first; ties go to the older node (XGBoost lossguide)
-        heap = []
-        cand = evaluate(root_id, root, 0, (G, H))
-        if cand is not None:
-            heap.append((-cand.loss_chg, root_id, root, 0, cand))
-        while heap and n_leaves < max_leaves:
-            _, nid, nd, depth, cand = heapq.heappop(heap)
-            for child in expand(nid, nd, depth, cand):
-                c = evaluate(child[0], child[1], child[2], child[3])
-                if c is not None:
-                    heapq.heappush(heap, (-c.loss_chg, child[0], child[1], child[2], c))
-            n_leaves += 1
-        for _, nid, nd, _, _ in heap:  # candidates left unsplit at max_leaves
-            settled[nid] = splitter.node_rows(nd)
+        _best_first(root_sums, evaluate, expand, settle, max_leaves)
     else:
-        # depth by depth: every node of a level is evaluated, then its splits are made
-        level = [(root_id, root, 0, (G, H))]
-        while level:
-            chosen = []
-            for nid, nd, depth, sums in level:
-                cand = evaluate(nid, nd, depth, sums)
-                if cand is not None:
-                    chosen.append((nid, nd, depth, cand))
-            level = [child for children in expand_level(chosen) for child in children]
+        _level_by_level(root_sums, evaluate, expand_level)
 
     if params.pruning == "post" and params.gamma > 0:
         _post_prune(b, 0, params.gamma)
     tree = b.build(n_features, feature_names, params.learning_rate)
+    return (tree,) + _leaves_of_rows(b, tree, settled, splitter, out)
+
+
+def _best_first(root, evaluate, expand, settle, max_leaves):
+    """Best-first growth from ``root`` (id, node, depth, sums) to ``max_leaves`` leaves:
+    largest loss_chg first; ties go to the older node (XGBoost lossguide)."""
+    heap, n_leaves = [], 1
+    cand = evaluate(*root)
+    if cand is not None:
+        heap.append((-cand.loss_chg, *root[:3], cand))
+    while heap and n_leaves < max_leaves:
+        _, nid, nd, depth, cand = heapq.heappop(heap)
+        for child in expand(nid, nd, depth, cand):
+            c = evaluate(*child)
+            if c is not None:
+                heapq.heappush(heap, (-c.loss_chg, *child[:3], c))
+        n_leaves += 1
+    for _, nid, nd, _, _ in heap:  # candidates left unsplit at max_leaves
+        settle(nid, nd)
+
+
+def _level_by_level(root, evaluate, expand_level):
+    """Depth-wise growth from ``root``: every node of a level is evaluated, then its
+    splits are made (together: ``expand_level``)."""
+    level = [root]
+    while level:
+        chosen = []
+        for nid, nd, depth, sums in level:
+            cand = evaluate(nid, nd, depth, sums)
+            if cand is not None:
+                chosen.append((nid, nd, depth, cand))
+        level = [child for children in expand_level(chosen) for child in children]
+
+
+def _leaves_of_rows(b, tree, settled, splitter, out):
+    """``grow_tree``'s (rows, leaf) of its settled nodes {id: rows}; or, with ``out``,
+    (None, None) once each settled node's rows have the value of its final leaf in ``out``.
+    A leaf pruned away hands its rows to the ancestor that became a leaf."""
     ids = list(settled)
+    final = [b.final_id(i) for i in ids]
+    if out is not None:
+        splitter.put_values([settled[i] for i in ids], tree.value[final].tolist(), out)
+        return None, None
     rows = np.concatenate([settled[i] for i in ids]) if ids else np.array([], dtype=np.int64)
-    # a leaf pruned away hands its rows to the ancestor that became a leaf
-    final = np.array([b.final_id(i) for i in ids], dtype=np.int32)
-    leaf = np.repeat(final, [len(settled[i]) for i in ids])  # int32: no int64 copy of n rows
-    return tree, rows, leaf
+    leaf = np.repeat(np.array(final, dtype=np.int32), [len(settled[i]) for i in ids])
+    return rows, leaf  # (leaf int32: no int64 copy of n rows)
+
+
+def _child_sums(chosen):
+    """The (G, H) of the children of a level's splits ``chosen`` (id, node, depth, cand)
+    in order, left then right of each: the sums a split finder gives them."""
+    return [sums for *_, c in chosen for sums in ((c.G_L, c.H_L), (c.G_R, c.H_R))]
 
 
 def _expand(b, halves, new_node, nid, depth, cand):

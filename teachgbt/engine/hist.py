@@ -90,7 +90,7 @@ class HistNode:
     first. Only the row ids move; row r's (g, h[, cover]) stay at ``stats[r]``.
     """
 
-    order: np.ndarray
+    order: np.ndarray | None  # None: a leaf whose rows were never moved (partition_leaves)
     stats: np.ndarray
     start: int
     stop: int
@@ -359,8 +359,56 @@ class HistSplitter:
         )
         return [self._children(nd, cand, int(k)) for (nd, cand), k in zip(pairs, n_left)]
 
-    def _children(self, nd, cand, n_left):
-        """The two children of a node whose rows are partitioned, ``n_left`` of them left."""
+    def partition_leaves(self, pairs, values, out):
+        """``partition_level`` for a level whose children are leaves, and the leaves' values
+        ``values`` ((left, right) a pair) written into ``out`` at once: ``out[r]`` is the
+        value of the leaf row r goes to. The children's rows are never moved (``node_rows``
+        of them is not available): their values are all a tree needs of them."""
+        values = np.asarray(values, dtype=np.float64).reshape(len(pairs), 2)
+        order = pairs[0][0].order if pairs else None
+        if self.kernels is None or any(nd.order is not order for nd, _ in pairs):
+            n_left = []
+            for (nd, cand), (v_left, v_right) in zip(pairs, values):
+                rows = nd.rows
+                go_left = self._left_table(cand).take(self.data.bins[cand.feature].take(rows))
+                out[rows] = np.where(go_left, v_left, v_right)
+                n_left.append(int(np.count_nonzero(go_left)))
+        else:
+            starts = np.array([nd.start for nd, _ in pairs], dtype=np.int64)
+            stops = np.array([nd.stop for nd, _ in pairs], dtype=np.int64)
+            n_left = self.kernels.route_to_leaves(
+                order,
+                starts,
+                stops,
+                self.data.bins,
+                np.array([cand.feature for _, cand in pairs], dtype=np.intp),
+                np.stack([self._left_table(cand) for _, cand in pairs]),
+                values,
+                out,
+                threads=None if stops[-1] - starts[0] >= PARALLEL_PARTITION else 1,
+            )
+        return [self._children(nd, c, int(k), moved=False) for (nd, c), k in zip(pairs, n_left)]
+
+    def put_values(self, nodes, values, out):
+        """``out[r] = values[i]`` for every row r of ``nodes[i]``: a tree's leaves' values
+        written where their rows are, which is each row's step."""
+        for order in {id(nd.order): nd.order for nd in nodes}.values():
+            mine = [i for i, nd in enumerate(nodes) if nd.order is order]
+            if self.kernels is None:
+                for i in mine:
+                    out[nodes[i].rows] = values[i]
+                continue
+            starts = np.array([nodes[i].start for i in mine], dtype=np.int64)
+            stops = np.array([nodes[i].stop for i in mine], dtype=np.int64)
+            vals = np.array([values[i] for i in mine], dtype=np.float64)
+            work = int((stops - starts).sum())
+            threads = None if work >= PARALLEL_PARTITION else 1
+            self.kernels.put_values(out, order, starts, stops, vals, threads=threads)
+
+    def _children(self, nd, cand, n_left, moved=True):
+        """The two children of a node whose rows are partitioned, ``n_left`` of them left.
+        ``moved=False``: the rows were counted, not moved (``partition_leaves``); the
+        children then have no rows (``order`` None) and no histogram is owed for them."""
         lo, hi = nd.start, nd.stop
         # the children's sums: the left side's as the scan found them, the rest the right's
         left_sums = (cand.G_L, cand.H_L) + ((cand.cover_L,) if self.has_cover else ())
@@ -368,10 +416,12 @@ class HistSplitter:
             (nd.sums[-1] - cand.cover_L,) if self.has_cover else ()
         )
         mid = lo + n_left
-        left = HistNode(nd.spare, nd.stats, lo, mid, left_sums, nd.order)
-        right = HistNode(nd.spare, nd.stats, mid, hi, right_sums, nd.order)
+        order = nd.spare if moved else None
+        left = HistNode(order, nd.stats, lo, mid, left_sums, nd.order)
+        right = HistNode(order, nd.stats, mid, hi, right_sums, nd.order)
         small, big = (left, right) if n_left <= hi - mid else (right, left)
-        self._pending.append((small, big, nd.hist, nd.n_missing))
+        if moved:
+            self._pending.append((small, big, nd.hist, nd.n_missing))
         nd.hist = nd.n_missing = None  # the pending entry holds it until it is used
         return left, right
 
