@@ -225,6 +225,20 @@ def test_bad_regression_input(X, y, match):
         tg.BoostingRegressor(n_estimators=1).fit(X, y)
 
 
+@pytest.mark.parametrize("row", [32767, 32768, 70001])  # X is looked through in blocks
+def test_infinite_value_past_the_first_block_of_rows(row):
+    """Fit finds an inf (or a value too large for float32) in any block of rows, and names
+    its row and column."""
+    X = np.zeros((70002, 3))
+    y = np.arange(70002) % 2
+    X[row, 2] = -np.inf
+    with pytest.raises(ValueError, match=rf"infinite value in column 2, row {row}"):
+        tg.BoostingRegressor(n_estimators=1).fit(X, y)
+    X[row, 2] = 1e39
+    with pytest.raises(ValueError, match=rf"1e\+39 in column 2, row {row} is too large"):
+        tg.BoostingRegressor(n_estimators=1).fit(X, y)
+
+
 def test_non_numeric_column_suggests_one_hot():
     df = pd.DataFrame({"age": [10, 20, 30], "colour": ["red", "blue", "red"]})
     with pytest.raises(TypeError, match=r"'colour'.*one-hot"):

@@ -175,6 +175,8 @@ def check_X(X, what="X", dtype=np.float32, beyond_float32=False, allow_inf=False
         )
     with np.errstate(over="ignore"):  # too-large values are reported below
         X32 = np.ascontiguousarray(source, dtype=dtype)
+    if not _any_infinite(X32):
+        return X32, names
     inf = np.isinf(X32)
     if inf.any() and beyond_float32:  # only values that were infinite before the cast
         inf &= infinite()
@@ -194,6 +196,12 @@ def check_X(X, what="X", dtype=np.float32, beyond_float32=False, allow_inf=False
             "too large for float32, the precision trees compare features in"
         )
     return X32, names
+
+
+def _any_infinite(X, rows=1 << 15):
+    """Whether X holds ±inf, looked for ``rows`` rows at a time (a mask of all of X at
+    once would be as many bytes as X has cells: 28 MB at 1M × 28)."""
+    return any(np.isinf(X[lo : lo + rows]).any() for lo in range(0, len(X), rows))
 
 
 def _column_vector_warning(what):
