@@ -430,11 +430,16 @@ class BoostingClassifier(_ClassifierMixin, _Boosting):
         return np.searchsorted(classes, arr).astype(np.float64)
 
     def predict_proba(self, X, iteration_range=None):
-        margin = self.decision_function(X, iteration_range)
+        margin = self.decision_function(X, iteration_range)  # (first: it checks the fit)
         prob = self.model_.link(margin)
+        del margin  # (its n numbers are not needed beside the probabilities)
         if prob.ndim == 2:  # softmax: (n, K) already
             return prob
-        return np.column_stack([1.0 - prob, prob])
+        # (written into its columns: no n-row temporary of 1 − p beside them)
+        both = np.empty((len(prob), 2))
+        both[:, 1] = prob
+        np.subtract(1.0, prob, out=both[:, 0])
+        return both
 
     def predict(self, X, iteration_range=None):
         prob = self.predict_proba(X, iteration_range)

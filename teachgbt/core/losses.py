@@ -74,9 +74,16 @@ __all__ = [
 def sigmoid(margin):
     """p = 1 / (1 + exp(−margin)): log-odds to probability."""
     margin = np.asarray(margin)
-    one = margin.dtype.type(1) if margin.dtype.kind == "f" else 1.0
+    if margin.dtype.kind != "f":
+        margin = margin.astype(np.float64)
+    one = margin.dtype.type(1)
+    # (each step in the array the first one made: one n-row temporary, not three)
+    p = np.negative(margin, out=np.empty_like(margin))
     with np.errstate(over="ignore"):
-        return one / (one + np.exp(-margin))
+        np.exp(p, out=p)
+    p += one
+    np.divide(one, p, out=p)
+    return p if p.ndim else p[()]  # (a number for a number, as numpy's operators give)
 
 
 def logit(prob):
