@@ -222,3 +222,23 @@ def test_leaf_weight_of_one_node_is_the_array_formula_bit_for_bit():
         assert all(type(w) is float for w in one)
         np.testing.assert_array_equal(np.signbit(one), np.signbit(array))
         np.testing.assert_array_equal(one, array)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sigmoid_computed_in_place_equals_the_plain_formula(dtype):
+    """``losses.sigmoid`` works in one array (for memory); its numbers are those of
+    1 / (1 + exp(−m)) written out, bit for bit, with ±inf, NaN and huge margins; a number
+    gives a number, a column a column."""
+    from teachgbt.core.losses import sigmoid
+
+    rng = np.random.default_rng(5)
+    m = (rng.normal(size=20_000) * 40).astype(dtype)
+    m[:6] = [np.inf, -np.inf, np.nan, -800.0, 800.0, 0.0]
+    one = dtype(1)
+    with np.errstate(over="ignore"):
+        plain = one / (one + np.exp(-m))
+    np.testing.assert_array_equal(sigmoid(m), plain)
+    column = m.reshape(-1, 2)[:, 1]  # a strided view
+    np.testing.assert_array_equal(sigmoid(column), plain.reshape(-1, 2)[:, 1])
+    assert sigmoid(m).dtype == dtype and np.ndim(sigmoid(dtype(2.0))) == 0
+    assert sigmoid(2) == 1.0 / (1.0 + np.exp(-2.0))
