@@ -620,6 +620,41 @@ def best_split(
     return best_j, best_q, best, best_GL, best_HL, best_CL
 
 
+def best_splits(hists, n_missing, n_bins, sums, penalties, float32, has_cover, threads=None):
+    """``best_split`` of several nodes (a level's), shared between threads: node s's
+    histogram is ``hists[0][s]`` for s < N, else ``hists[1][s − N]`` (a level's built
+    histograms, then their siblings'), its missing counts likewise from ``n_missing``,
+    its (G, H, C) ``sums[s]``, and its unsplit score is computed as ``HistSplitter``
+    computes it. Returns (2N, 6) float64: each node's (j, q, loss_chg, G_L, H_L, C_L)."""
+    m = len(sums)
+    out = np.empty((m, 6))
+    args = (hists[0], hists[1], n_missing[0], n_missing[1], n_bins, sums, *penalties)
+    kernels.share(_best_splits, args + (float32, has_cover, out), m, threads)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _best_splits(
+    hists_a, hists_b, missing_a, missing_b, n_bins, sums, lam, alpha, mds, mcw, float32,
+    has_cover, out, lo, hi,
+):  # fmt: skip
+    """``best_splits`` of the nodes lo..hi."""
+    first = hists_a.shape[0]
+    for s in range(lo, hi):
+        hist = hists_a[s] if s < first else hists_b[s - first]
+        missing = missing_a[s] if s < first else missing_b[s - first]
+        G, H, C = sums[s, 0], sums[s, 1], sums[s, 2]
+        if float32:
+            root = np.float64(side_score32(G, H, lam, alpha, mds, mcw))
+        else:
+            root = side_score64(G, H, lam, alpha, mds, mcw)
+        j, q, lc, G_L, H_L, C_L = best_split(
+            hist, missing, n_bins, G, H, C, root, lam, alpha, mds, mcw, float32, has_cover
+        )
+        out[s, 0], out[s, 1], out[s, 2] = j, q, lc
+        out[s, 3], out[s, 4], out[s, 5] = G_L, H_L, C_L
+
+
 def warm_up(bins_dtype="uint8", stats_dtype="float32"):
     """Call every kernel once, on a few rows of the types a fit passes them (bin codes of
     ``bins_dtype``, g and h of ``stats_dtype``, row ids int32), so that numba compiles each
@@ -656,6 +691,9 @@ def warm_up(bins_dtype="uint8", stats_dtype="float32"):
     partition_nodes(order, *two, bins, np.zeros(2, np.intp), np.stack([table, table]),
                     np.empty_like(order), threads=1)  # fmt: skip
     best_split(hist[0], n_missing[0], n_bins, 1.0, 2.0, 2.0, 0.5, 1.0, 0.0, 0.0, 1.0, True, False)
+    for float32 in (True, False):
+        best_splits((hist, hist), (n_missing, n_missing), n_bins, np.ones((2 * len(hist), 3)),
+                    (1.0, 0.0, 0.0, 1.0), float32, False, threads=1)  # fmt: skip
     for out_dtype in (np.float32, np.float64):  # a round's step: XGBoost's float32, GBDT's 64
         out = np.empty(n, dtype=out_dtype)
         route_to_leaves(order, *two, bins, np.zeros(2, np.intp), np.stack([table, table]),

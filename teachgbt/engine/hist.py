@@ -292,12 +292,17 @@ class HistSplitter:
             hist, n_missing = self._histograms(
                 order, small[0].stats, [c.start for c in small], [c.stop for c in small]
             )
+            # (the siblings' histograms side by side, as the children's are)
+            sib_hist, sib_missing = np.empty_like(hist), np.empty_like(n_missing)
             for s, (child, sibling, parent_hist, parent_missing) in enumerate(pend):
                 child.hist, child.n_missing = hist[s], n_missing[s]
                 # the subtraction trick: the sibling's histogram is the parent's minus the child's
-                sibling.hist = parent_hist - child.hist
-                sibling.n_missing = parent_missing - child.n_missing
+                sibling.hist = np.subtract(parent_hist, child.hist, out=sib_hist[s])
+                sibling.n_missing = np.subtract(parent_missing, child.n_missing, out=sib_missing[s])
                 self._unscanned += [child, sibling]
+            if self.kernels is not None:  # every one of them scanned now, on the threads
+                nodes = [e[0] for e in pend] + [e[1] for e in pend]
+                self._scan_compiled(nodes, (hist, sib_hist), (n_missing, sib_missing))
 
     def histogram(self, nd):
         """A node's (hist, n_missing), built now if it is still owed: what one machine of a
@@ -503,10 +508,10 @@ class HistSplitter:
             return None
         self._ensure_histogram(nd)
         C = nd.sums[-1] if self.has_cover else H
-        if self.kernels is not None:
-            best = self._find_split_numba(nd, G, H, C)
-        elif getattr(nd, "best", None) is not None and nd.best[0] == (G, H):
+        if getattr(nd, "best", None) is not None and nd.best[0] == (G, H):
             best = nd.best[1]  # scanned with the other nodes of its level
+        elif self.kernels is not None:
+            best = self._find_split_numba(nd, G, H, C)
         else:
             # this node and the level's others still to be scanned, at once: the numpy
             # scan's work is a few array operations whatever the number of nodes
@@ -554,11 +559,37 @@ class HistSplitter:
                            float(best_loss[s]), float(C_L))  # fmt: skip
         return best
 
+    def _scan_compiled(self, nodes, hists, n_missing):
+        """The compiled scan of a level's nodes at once, shared between threads: each
+        node's best split kept in ``nd.best`` as ``_best_numpy`` keeps it (``hists``,
+        ``n_missing``: the nodes' histograms, the first half's stacked in one array, the
+        second half's in another)."""
+        penalties = self._penalties()
+        sums = np.array([(nd.sums[0], nd.sums[1], nd.sums[-1]) for nd in nodes])
+        if not self.has_cover:
+            sums[:, 2] = sums[:, 1]
+        found = self.kernels.best_splits(
+            hists, n_missing, self._scan_bins, sums, penalties, bool(self.params.float32),
+            self.has_cover, threads=None if len(nodes) > 2 else 1,
+        )  # fmt: skip
+        for nd, (r, q, lc, G_L, H_L, C_L) in zip(nodes, found.tolist()):
+            nd.best = (nd.sums[:2], self._best_of(int(r), int(q), lc, G_L, H_L, C_L))
+
+    def _best_of(self, r, q, lc, G_L, H_L, C_L):
+        """The compiled scan's best split of a node as ``_best_numpy`` gives it, or None."""
+        if r < 0:
+            return None
+        f = int(self.features[r])
+        return f, float(self._threshold(f, q)), q >= self.data.missing_code, G_L, H_L, lc, C_L
+
+    def _penalties(self):
+        """λ, α, max_delta_step, min_child_weight: the compiled scan's arguments."""
+        kw = self.params.formula_params
+        names = ("reg_lambda", "reg_alpha", "max_delta_step", "min_child_weight")
+        return tuple(kw[k] for k in names)
+
     def _find_split_numba(self, nd, G, H, C):
-        params, data = self.params, self.data
-        kw = params.formula_params
-        penalties = (kw["reg_lambda"], kw["reg_alpha"], kw["max_delta_step"])
-        penalties += (kw["min_child_weight"],)
+        params, penalties = self.params, self._penalties()
         # the unsplit node's score, ``_root_score``'s number from its compiled twin
         side_score = self.kernels.side_score32 if params.float32 else self.kernels.side_score64
         root = float(side_score(float(G), float(H), *penalties))
@@ -574,10 +605,7 @@ class HistSplitter:
             params.float32,
             self.has_cover,
         )
-        if r < 0:
-            return None
-        f = int(self.features[r])
-        return f, float(self._threshold(f, q)), q >= data.missing_code, G_L, H_L, lc, C_L
+        return self._best_of(r, q, lc, G_L, H_L, C_L)
 
     def _categorical_scans(self, nd, G, H, C, only=None):
         """Every candidate of each categorical feature in use (``categorical.scan``), or
