@@ -164,6 +164,34 @@ def test_written_steps_equal_the_rows_leaves(monkeypatch, kw, kernel, threads_fr
 
 
 @pytest.mark.skipif("numba" not in KERNELS, reason="numba is not installed")
+@pytest.mark.parametrize("kw", [dict(max_depth=5), dict(max_depth=0, max_leaves=24)])
+def test_siblings_subtracted_from_parents_anywhere(monkeypatch, kw):
+    """The compiled scan subtracts each sibling's histogram from its parent's where the
+    parents lie (at most two arrays: the level before's children and siblings); parents
+    it cannot find so (copied into one array then) give the same trees as numpy's."""
+    X, y, _ = few_values(seed=6, n=6000, d=5, levels=40, nan=0.1)
+    fits = {}
+    for case in ("numpy", "numba", "numba, parents copied"):
+        monkeypatch.setattr(K, "KERNEL", case.split(",")[0])
+        if case.endswith("copied"):
+            children = H.HistSplitter._children
+
+            def lose_parent_slots(self, *args, **kwargs):
+                kids = children(self, *args, **kwargs)
+                for kid in kids:
+                    kid.parent_slot = None
+                return kids
+
+            monkeypatch.setattr(H.HistSplitter, "_children", lose_parent_slots)
+        est = tg.BoostingRegressor(tree_method="hist", n_estimators=4, max_bin=32, **kw)
+        fits[case] = est.fit(X, y + np.nan_to_num(X[:, 0])).trees_
+    for case in ("numba", "numba, parents copied"):
+        for a, b in zip(fits["numpy"], fits[case], strict=True):
+            for name in ("feature", "threshold", "default_left", "n", "G", "H", "value"):
+                np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=case)
+
+
+@pytest.mark.skipif("numba" not in KERNELS, reason="numba is not installed")
 def test_numba_and_numpy_binning_agree(monkeypatch):
     rng = np.random.default_rng(2)
     X = rng.normal(size=(5000, 4)).astype(np.float32)

@@ -620,39 +620,54 @@ def best_split(
     return best_j, best_q, best, best_GL, best_HL, best_CL
 
 
-def best_splits(hists, n_missing, n_bins, sums, penalties, float32, has_cover, threads=None):
-    """``best_split`` of several nodes (a level's), shared between threads: node s's
-    histogram is ``hists[0][s]`` for s < N, else ``hists[1][s − N]`` (a level's built
-    histograms, then their siblings'), its missing counts likewise from ``n_missing``,
-    its (G, H, C) ``sums[s]``, and its unsplit score is computed as ``HistSplitter``
-    computes it. Returns (2N, 6) float64: each node's (j, q, loss_chg, G_L, H_L, C_L)."""
-    m = len(sums)
-    out = np.empty((m, 6))
-    args = (hists[0], hists[1], n_missing[0], n_missing[1], n_bins, sums, *penalties)
+def best_splits(built, siblings, parents, which, at, n_bins, sums, penalties, float32, has_cover,
+                threads=None):  # fmt: skip
+    """The histograms of a level's siblings by the subtraction trick, and ``best_split`` of
+    every node of the level, shared between threads a pair of siblings at a time.
+
+    ``built``: the (hist, n_missing) the sweep built for the N smaller children;
+    ``siblings``: two arrays of the same shapes that get their siblings' (parent's minus
+    child's); ``parents``: two pairs (hist, n_missing) holding the parents, child s's
+    parent being ``parents[which[s]]``'s ``at[s]``-th. ``sums``: (2N, 3) the nodes' G, H,
+    C, the built children first, then their siblings; each node's unsplit score is
+    computed as ``HistSplitter`` computes it. Returns (2N, 6) float64: each node's (j, q,
+    loss_chg, G_L, H_L, C_L)."""
+    m = len(at)
+    out = np.empty((2 * m, 6))
+    (pa, ma), (pb, mb) = parents
+    args = (*built, *siblings, pa, ma, pb, mb, which, at, n_bins, sums, *penalties)
     kernels.share(_best_splits, args + (float32, has_cover, out), m, threads)
     return out
 
 
 @njit(cache=True, nogil=True)
 def _best_splits(
-    hists_a, hists_b, missing_a, missing_b, n_bins, sums, lam, alpha, mds, mcw, float32,
-    has_cover, out, lo, hi,
+    hist, missing, sib_hist, sib_missing, pa, ma, pb, mb, which, at, n_bins, sums,
+    lam, alpha, mds, mcw, float32, has_cover, out, lo, hi,
 ):  # fmt: skip
-    """``best_splits`` of the nodes lo..hi."""
-    first = hists_a.shape[0]
+    """``best_splits`` of the pairs lo..hi: the sibling's histogram (the parent's minus the
+    child's, as numpy subtracts), then the child's best split and the sibling's."""
+    m = hist.shape[0]
     for s in range(lo, hi):
-        hist = hists_a[s] if s < first else hists_b[s - first]
-        missing = missing_a[s] if s < first else missing_b[s - first]
-        G, H, C = sums[s, 0], sums[s, 1], sums[s, 2]
-        if float32:
-            root = np.float64(side_score32(G, H, lam, alpha, mds, mcw))
-        else:
-            root = side_score64(G, H, lam, alpha, mds, mcw)
-        j, q, lc, G_L, H_L, C_L = best_split(
-            hist, missing, n_bins, G, H, C, root, lam, alpha, mds, mcw, float32, has_cover
-        )
-        out[s, 0], out[s, 1], out[s, 2] = j, q, lc
-        out[s, 3], out[s, 4], out[s, 5] = G_L, H_L, C_L
+        parent = pa[at[s]] if which[s] == 0 else pb[at[s]]
+        parent_missing = ma[at[s]] if which[s] == 0 else mb[at[s]]
+        child, sibling = hist[s], sib_hist[s]
+        for j in range(child.shape[0]):
+            sib_missing[s, j] = parent_missing[j] - missing[s, j]
+            for c in range(child.shape[1]):
+                for q in range(child.shape[2]):
+                    sibling[j, c, q] = parent[j, c, q] - child[j, c, q]
+        for t, h, h_missing in ((s, child, missing[s]), (m + s, sibling, sib_missing[s])):
+            G, H, C = sums[t, 0], sums[t, 1], sums[t, 2]
+            if float32:
+                root = np.float64(side_score32(G, H, lam, alpha, mds, mcw))
+            else:
+                root = side_score64(G, H, lam, alpha, mds, mcw)
+            j, q, lc, G_L, H_L, C_L = best_split(
+                h, h_missing, n_bins, G, H, C, root, lam, alpha, mds, mcw, float32, has_cover
+            )
+            out[t, 0], out[t, 1], out[t, 2] = j, q, lc
+            out[t, 3], out[t, 4], out[t, 5] = G_L, H_L, C_L
 
 
 def warm_up(bins_dtype="uint8", stats_dtype="float32"):
@@ -691,9 +706,12 @@ def warm_up(bins_dtype="uint8", stats_dtype="float32"):
     partition_nodes(order, *two, bins, np.zeros(2, np.intp), np.stack([table, table]),
                     np.empty_like(order), threads=1)  # fmt: skip
     best_split(hist[0], n_missing[0], n_bins, 1.0, 2.0, 2.0, 0.5, 1.0, 0.0, 0.0, 1.0, True, False)
+    parents = (hist, n_missing), (hist, n_missing)
+    which, at = np.zeros(len(hist), dtype=np.int8), np.arange(len(hist))
     for float32 in (True, False):
-        best_splits((hist, hist), (n_missing, n_missing), n_bins, np.ones((2 * len(hist), 3)),
-                    (1.0, 0.0, 0.0, 1.0), float32, False, threads=1)  # fmt: skip
+        best_splits((hist, n_missing), (np.empty_like(hist), np.empty_like(n_missing)), parents,
+                    which, at, n_bins, np.ones((2 * len(hist), 3)), (1.0, 0.0, 0.0, 1.0),
+                    float32, False, threads=1)  # fmt: skip
     for out_dtype in (np.float32, np.float64):  # a round's step: XGBoost's float32, GBDT's 64
         out = np.empty(n, dtype=out_dtype)
         route_to_leaves(order, *two, bins, np.zeros(2, np.intp), np.stack([table, table]),

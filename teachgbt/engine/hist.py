@@ -99,6 +99,10 @@ class HistNode:
     hist: np.ndarray | None = None
     n_missing: np.ndarray | None = None
     best: tuple | None = None  # ((G, H), the numpy scan's best split) once scanned
+    # where ``hist`` and ``n_missing`` lie: (hists, n_missings, index) of the arrays a
+    # level's histograms are built in; ``parent_slot``: the parent's
+    slot: tuple | None = None
+    parent_slot: tuple | None = None
 
     @property
     def n(self):
@@ -219,7 +223,7 @@ class HistSplitter:
         nd = HistNode(
             order, stats, 0, len(order), tuple(float(v) for v in sums), np.empty_like(order)
         )
-        nd.hist, nd.n_missing = hist[0], n_missing[0]
+        nd.hist, nd.n_missing, nd.slot = hist[0], n_missing[0], (hist, n_missing, 0)
         return nd
 
     def node_rows(self, nd):
@@ -294,15 +298,18 @@ class HistSplitter:
             )
             # (the siblings' histograms side by side, as the children's are)
             sib_hist, sib_missing = np.empty_like(hist), np.empty_like(n_missing)
-            for s, (child, sibling, parent_hist, parent_missing) in enumerate(pend):
+            for s, (child, sibling, _, _) in enumerate(pend):
                 child.hist, child.n_missing = hist[s], n_missing[s]
-                # the subtraction trick: the sibling's histogram is the parent's minus the child's
-                sibling.hist = np.subtract(parent_hist, child.hist, out=sib_hist[s])
-                sibling.n_missing = np.subtract(parent_missing, child.n_missing, out=sib_missing[s])
+                sibling.hist, sibling.n_missing = sib_hist[s], sib_missing[s]
+                child.slot, sibling.slot = (hist, n_missing, s), (sib_hist, sib_missing, s)
                 self._unscanned += [child, sibling]
-            if self.kernels is not None:  # every one of them scanned now, on the threads
-                nodes = [e[0] for e in pend] + [e[1] for e in pend]
-                self._scan_compiled(nodes, (hist, sib_hist), (n_missing, sib_missing))
+            if self.kernels is not None:  # subtracted and scanned at once, on the threads
+                self._scan_compiled(pend, (hist, n_missing), (sib_hist, sib_missing))
+                continue
+            for child, sibling, parent_hist, parent_missing in pend:
+                # the subtraction trick: the sibling's histogram is the parent's minus the child's
+                np.subtract(parent_hist, child.hist, out=sibling.hist)
+                np.subtract(parent_missing, child.n_missing, out=sibling.n_missing)
 
     def histogram(self, nd):
         """A node's (hist, n_missing), built now if it is still owed: what one machine of a
@@ -426,8 +433,9 @@ class HistSplitter:
         right = HistNode(order, nd.stats, mid, hi, right_sums, nd.order)
         small, big = (left, right) if n_left <= hi - mid else (right, left)
         if moved:
+            small.parent_slot = nd.slot
             self._pending.append((small, big, nd.hist, nd.n_missing))
-        nd.hist = nd.n_missing = None  # the pending entry holds it until it is used
+        nd.hist = nd.n_missing = nd.slot = None  # the pending entry holds it until it is used
         return left, right
 
     # ------------------------------------------------------------- the scan
@@ -559,18 +567,30 @@ class HistSplitter:
                            float(best_loss[s]), float(C_L))  # fmt: skip
         return best
 
-    def _scan_compiled(self, nodes, hists, n_missing):
-        """The compiled scan of a level's nodes at once, shared between threads: each
-        node's best split kept in ``nd.best`` as ``_best_numpy`` keeps it (``hists``,
-        ``n_missing``: the nodes' histograms, the first half's stacked in one array, the
-        second half's in another)."""
-        penalties = self._penalties()
+    def _scan_compiled(self, pend, built, siblings):
+        """The siblings' histograms and every best split of a level's pending pairs (child,
+        sibling, parent's histogram, parent's missing counts) at once, by the compiled
+        kernels on the threads (``best_splits``); each node's best kept in ``nd.best`` as
+        ``_best_numpy`` keeps it. ``built``: the children's (hist, n_missing) as the sweep
+        built them; ``siblings``: the arrays their siblings' go into."""
+        # each parent's histogram as a place in at most two arrays (a level's parents are
+        # the children and the siblings of the level before); else copied into one
+        slots = [e[0].parent_slot for e in pend]
+        arrays = list({id(sl[0]): sl[:2] for sl in slots if sl is not None}.values())
+        if None in slots or len(arrays) > 2:
+            stacked = (np.stack([e[2] for e in pend]), np.stack([e[3] for e in pend]))
+            slots = [(*stacked, s) for s in range(len(pend))]
+            arrays = [stacked]
+        which = np.array([0 if sl[0] is arrays[0][0] else 1 for sl in slots], dtype=np.int8)
+        at = np.array([sl[2] for sl in slots], dtype=np.int64)
+        nodes = [e[0] for e in pend] + [e[1] for e in pend]
         sums = np.array([(nd.sums[0], nd.sums[1], nd.sums[-1]) for nd in nodes])
         if not self.has_cover:
             sums[:, 2] = sums[:, 1]
         found = self.kernels.best_splits(
-            hists, n_missing, self._scan_bins, sums, penalties, bool(self.params.float32),
-            self.has_cover, threads=None if len(nodes) > 2 else 1,
+            built, siblings, (arrays[0], arrays[-1]), which, at, self._scan_bins, sums,
+            self._penalties(), bool(self.params.float32), self.has_cover,
+            threads=None if len(pend) > 1 else 1,
         )  # fmt: skip
         for nd, (r, q, lc, G_L, H_L, C_L) in zip(nodes, found.tolist()):
             nd.best = (nd.sums[:2], self._best_of(int(r), int(q), lc, G_L, H_L, C_L))
