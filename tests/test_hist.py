@@ -176,7 +176,7 @@ def test_siblings_subtracted_from_parents_anywhere(monkeypatch, kw):
         if case.endswith("copied"):
             children = H.HistSplitter._children
 
-            def lose_parent_slots(self, *args, **kwargs):
+            def lose_parent_slots(self, *args, children=children, **kwargs):
                 kids = children(self, *args, **kwargs)
                 for kid in kids:
                     kid.parent_slot = None
