@@ -192,6 +192,34 @@ def test_siblings_subtracted_from_parents_anywhere(monkeypatch, kw):
 
 
 @pytest.mark.skipif("numba" not in KERNELS, reason="numba is not installed")
+def test_row_space_is_reused_between_trees_and_let_go_after_fit(monkeypatch):
+    """A fit's trees on every row grow in one set of row arrays, taken in turn from the
+    data; the fit lets it go at its end, and a space whose merge stopped midway (marks
+    left in it) is not handed to the next tree."""
+    monkeypatch.setattr(K, "KERNEL", "numba")
+    borrowed = []
+    borrow = H.RowSpace.borrow
+
+    def counting(cls, data, index, kernels):
+        borrowed.append(borrow(data, index, kernels))
+        return borrowed[-1]
+
+    monkeypatch.setattr(H.RowSpace, "borrow", classmethod(counting))
+    X, y, _ = few_values(seed=2, n=5000, d=4, levels=30, nan=0.1)
+    est = tg.BoostingClassifier(tree_method="hist", n_estimators=4, max_depth=4).fit(X, y)
+    assert len(borrowed) == 4 and all(b is borrowed[0] for b in borrowed)
+    data = est.model_.trace._data
+    assert data.row_space is None  # let go when the fit ended
+    space = borrow(data, np.int32, H.numba_kernels())
+    space.clean = False
+    space.give_back(data)
+    assert data.row_space is None
+    space.clean = True
+    space.give_back(data)
+    assert data.row_space is space
+
+
+@pytest.mark.skipif("numba" not in KERNELS, reason="numba is not installed")
 def test_numba_and_numpy_binning_agree(monkeypatch):
     rng = np.random.default_rng(2)
     X = rng.normal(size=(5000, 4)).astype(np.float32)

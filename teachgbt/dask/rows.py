@@ -153,6 +153,9 @@ class ClusterRows:
     def settle(self):
         self.driver.settle()  # the trees' counts, fetched while the next tree starts
 
+    def finish(self):
+        pass  # the workers' row arrays are each tree's own
+
     def eval_sets(self, evals, model):
         return ClusterEvalSets(self.driver, evals, model, self.n_workers)
 

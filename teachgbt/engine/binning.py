@@ -123,6 +123,7 @@ class HistData:
         n, d = X32.shape
         self.n_rows, self.n_features, self.max_bin = n, d, int(max_bin)
         self.trees = trees  # how many trees the fit grows on these bins (compiled or not)
+        self.row_space = None  # hist.RowSpace: the row arrays a tree's growth works in
         self.is_categorical = np.zeros(d, dtype=bool)
         self.is_categorical[list(categorical)] = True
         sample = None
@@ -164,6 +165,7 @@ class HistData:
         self.n_rows, self.n_features = X32.shape
         self.max_bin = int(max_bin)
         self.trees = 1  # each part picks its kernels by its own size
+        self.row_space = None  # hist.RowSpace: the row arrays a tree's growth works in
         d = self.n_features
         if len(cuts) != d or len(min_val) != d or len(has_missing) != d:
             raise ValueError(f"from_cuts needs cuts, min_val and has_missing for {d} features")

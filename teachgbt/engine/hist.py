@@ -156,6 +156,41 @@ def _row_order_sums(stats, chunk=1 << 16):
     return tuple(float(v) for v in total[0])
 
 
+class RowSpace:
+    """The arrays the compiled kernels grow a tree in: two arrays of row ids (a node's rows
+    and, partitioned, its children's, in turn), and the histograms' merge's (each row's
+    node, ``NO_NODE`` where none, and the merged rows and their nodes). A fit's trees on
+    every row take them in turn (``borrow``, ``give_back``) from their data instead of
+    making new ones every tree (a million-row arange and fill each)."""
+
+    def __init__(self, n_rows, n_data_rows, index, kernels):
+        # after the root, a call has a level's smaller children: at most half the rows
+        room = (n_rows + 1) // 2 + kernels.MERGE_PARTS  # (a spare place for each part)
+        self.shape = (n_rows, n_data_rows, np.dtype(index))
+        self.identity = None  # 0 .. n − 1, a root's rows, when every row is grown from
+        self.order = self.spare = None
+        self.node_of = np.full(n_data_rows, kernels.NO_NODE, dtype=np.uint16)
+        self.merged_rows = np.empty(room, dtype=index)
+        self.merged_nodes = np.empty(room, dtype=np.uint16)
+        self.clean = True  # node_of holds no marks (a merge stopped midway leaves some)
+
+    @classmethod
+    def borrow(cls, data, index, kernels):
+        """The data's free space for trees on all its rows, or a new one."""
+        n = data.n_rows
+        space, data.row_space = data.row_space, None
+        if space is None or space.shape != (n, n, np.dtype(index)):
+            space = cls(n, n, index, kernels)
+            space.identity = np.arange(n, dtype=index)
+            space.order, space.spare = np.empty(n, dtype=index), np.empty(n, dtype=index)
+        return space
+
+    def give_back(self, data):
+        """Leave the space with the data for its next tree, unless a merge left marks."""
+        if self.clean and self.identity is not None:
+            data.row_space = self
+
+
 class HistSplitter:
     """Finds the best split of a node from its histograms; partitions its rows.
 
@@ -196,35 +231,38 @@ class HistSplitter:
         """The root: the round's rows (its sample), or, with a boolean ``keep``, those of them."""
         n = self.data.n_rows
         index = np.int32 if n < 2**31 else np.int64
-        order = np.arange(n, dtype=index) if self.rows is None else self.rows.astype(index)
-        if keep is not None:
-            order = order[np.asarray(keep, dtype=bool)[order]]
         stats = self._packed
         if stats is None:
             stats = np.empty((n, len(self._columns)), dtype=self._dtype)
             for q, col in enumerate(self._columns):
                 stats[:, q] = col
+        if self.kernels is not None and self.rows is None and keep is None:
+            # every row: the row arrays of the data's last tree, when they are free
+            self._space = RowSpace.borrow(self.data, index, self.kernels)
+            order, spare = self._space.order, self._space.spare
+            np.copyto(order, self._space.identity)
+        else:
+            order = np.arange(n, dtype=index) if self.rows is None else self.rows.astype(index)
+            if keep is not None:
+                order = order[np.asarray(keep, dtype=bool)[order]]
+            spare = np.empty_like(order)
+            if self.kernels is not None:
+                self._space = RowSpace(len(order), n, index, self.kernels)
         if self.kernels is None:
             sums = _row_order_sums(stats if len(order) == n else stats[order])
         else:
             # (added up in row order while the root's histogram is built: see below)
             sums = np.empty(stats.shape[1])
-            # the compiled kernels' work space: when the histogram merges the rows of many
-            # small nodes, it marks each row's node in `_node_of` (NO_NODE: none) and lists
-            # them in `_merged_rows` and `_merged_nodes`; after the root, a call has a
-            # level's smaller children: at most half the root's rows
-            half = (len(order) + 1) // 2
-            room = half + self.kernels.MERGE_PARTS  # (a spare place for each part merged)
-            self._merged_rows = np.empty(room, dtype=order.dtype)
-            self._node_of = np.full(n, self.kernels.NO_NODE, dtype=np.uint16)
-            self._merged_nodes = np.empty(room, dtype=np.uint16)
         one = [0], [len(order)]
         hist, n_missing = self._histograms(order, stats, *one, sums=sums)
-        nd = HistNode(
-            order, stats, 0, len(order), tuple(float(v) for v in sums), np.empty_like(order)
-        )
+        nd = HistNode(order, stats, 0, len(order), tuple(float(v) for v in sums), spare)
         nd.hist, nd.n_missing, nd.slot = hist[0], n_missing[0], (hist, n_missing, 0)
         return nd
+
+    def __del__(self):
+        space = getattr(self, "_space", None)
+        if space is not None:
+            space.give_back(self.data)
 
     def node_rows(self, nd):
         """Row ids of a node."""
@@ -248,9 +286,10 @@ class HistSplitter:
         stops = np.asarray(stops, dtype=np.intp)
         if self.kernels is not None:
             work = int((stops - starts).sum()) * len(self.features)
-            k = self.kernels
+            k, space = self.kernels, self._space
             kernel = k.build_histograms if work >= PARALLEL_HISTOGRAM else k.build_histograms_serial
-            return kernel(
+            space.clean = False  # (until the merge, if any, has put back its marks)
+            built = kernel(
                 data.bins,
                 order,
                 stats,
@@ -260,11 +299,13 @@ class HistSplitter:
                 data.n_slots,
                 data.missing_code,
                 self._count_missing,
-                self._node_of,
-                self._merged_rows,
-                self._merged_nodes,
+                space.node_of,
+                space.merged_rows,
+                space.merged_nodes,
                 sums=sums,
             )
+            space.clean = True
+            return built
         d, W, k = len(self.features), data.n_slots, stats.shape[1]
         hist = np.zeros((len(starts), d, W, k))
         n_missing = np.zeros((len(starts), d), dtype=np.int64)

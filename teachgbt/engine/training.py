@@ -274,7 +274,8 @@ class LocalRows:
     ``base_score(algorithm)`` the estimate from the rows; ``start(model, algorithm, trees)``
     before round 1; ``draw(sampler)`` one tree's sample; ``grow_round(algorithm,
     samples, feature_names)`` one round's trees, margins moved on; ``settle()`` the
-    round's trees complete before anyone reads them; ``eval_sets(evals, model)`` the
+    round's trees complete before anyone reads them; ``finish()`` after the last round,
+    what only growing needed let go; ``eval_sets(evals, model)`` the
     hook scoring eval sets; ``train_score(loss)`` the progress bar's closing score (or
     None); ``trace(model, algorithm, samples)`` the fit's trace. ``origin``: what the
     model says it was.
@@ -317,6 +318,12 @@ class LocalRows:
 
     def settle(self):
         pass  # a local round is complete when grow_round returns
+
+    def finish(self):
+        """The fit is over: the row arrays kept between its trees are let go (the binned
+        data stays, for the trace)."""
+        if getattr(self.data, "row_space", None) is not None:
+            self.data.row_space = None
 
     def eval_sets(self, evals, model):
         return EvalSets(evals, model)
@@ -425,6 +432,7 @@ def boost(
             if any(stop is True for stop in stops):
                 break
         rows.settle()
+        rows.finish()
     except KeyboardInterrupt:
         kernels.stop_compiling()  # a background compile stops with the fit
         raise
