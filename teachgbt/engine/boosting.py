@@ -73,8 +73,13 @@ class Algorithm:
         return np.tile(np.asarray(base_margin, dtype=self.dtype), (n, 1))
 
     def add(self, margin, tree_values):
-        """ŷ^(t) = ŷ^(t−1) + η·f_t(x): leaves already hold η·w*."""
+        """ŷ^(t) = ŷ^(t−1) + η·f_t(x): leaves already hold η·w*. Written over ŷ^(t−1) when
+        that is an array of the margins' precision (the trainers' own, which they replace
+        by the result), else into a new array."""
         step = np.asarray(tree_values).astype(self.dtype, copy=False)
+        own = isinstance(margin, np.ndarray) and margin.dtype == self.dtype
+        if own and margin.flags.writeable and margin.shape == np.broadcast(margin, step).shape:
+            return np.add(margin, step, out=margin)
         return (margin + step).astype(self.dtype, copy=False)
 
     def default_base_score(self, y, sample_weight=None):

@@ -222,6 +222,7 @@ class HistSplitter:
         cells = data.n_rows * data.n_features
         self.kernels = numba_kernels(cells, data.bins.dtype, self._dtype, data.trees)
         self._count_missing = data.has_missing[self.features]  # features with any NaN
+        self._any_categorical = bool(data.is_categorical.any())
         self._scan_bins = data.scan_bins[self.features]
         self._pending = []  # (child to build, its sibling, their parent's histogram)
         self._unscanned = []  # nodes with a histogram whose numpy scan is still owed
@@ -570,7 +571,7 @@ class HistSplitter:
             for o, s, b in zip(batch, sums, self._best_numpy(batch, sums)):
                 o.best = (s[:2], b)
             best = nd.best[1]
-        if self.data.is_categorical.any():  # the categorical features' sets (categorical.py)
+        if self._any_categorical:  # the categorical features' sets (categorical.py)
             chosen = self._categorical_split(nd, G, H, C, best)
             if chosen is not None:
                 return chosen
