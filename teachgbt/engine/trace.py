@@ -16,6 +16,7 @@ g and h. Margins are then (n, K).
 from __future__ import annotations
 
 import hashlib
+import threading
 
 import numpy as np
 import pandas as pd
@@ -32,15 +33,18 @@ class Trace:
     """Per-round tables of a fitted model (``BoostingClassifier.trace_``): round t is
     1-based; with K ≥ 3 classes ``class_=k`` picks class k's tree of the round."""
 
-    def __init__(self, model, X32, y, sample_weight, algorithm, tree_method, data, samples):
+    def __init__(
+        self, model, X32, y, sample_weight, algorithm, tree_method, data, samples, digest=None
+    ):
         """``model``: the fitted ``teachgbt.core.model.Model`` (the trace reads its trees, loss and
         classes); ``algorithm``, ``tree_method`` and ``data`` (what ``tree_method.prepare``
-        made of X32): what it trained with; ``samples``: each tree's rows and features."""
+        made of X32): what it trained with; ``samples``: each tree's rows and features;
+        ``digest``: X32's fingerprint when the fit had it made (``digest_later``)."""
         self._model = model
         self._X32 = X32
         # fit does not copy a float32 X it can use as it is; the trace recomputes from
         # it, so it notices when the caller changes that array afterwards
-        self._X_digest = _digest(X32)
+        self._X_digest = _digest(X32) if digest is None else digest()
         self._y = y
         self._sample_weight = sample_weight
         self._samples = samples  # per tree, by tree number − 1: its rows and features
@@ -318,6 +322,21 @@ def _named_set(tree, feature_name, codes):
     if names is None:
         return tuple(codes)
     return tuple(names[c] if c < len(names) else c for c in codes)
+
+
+def digest_later(X):
+    """X's fingerprint made on a thread of its own (hashlib lets go of the interpreter while
+    it hashes): a function that waits for it. A fit asks for it before binning, whose cut
+    finding leaves a core free for it."""
+    made = []
+    thread = threading.Thread(target=lambda: made.append(_digest(X)), daemon=True)
+    thread.start()
+
+    def wait():
+        thread.join()
+        return made[0] if made else _digest(X)  # (the thread failed: made here, or raises)
+
+    return wait
 
 
 def _digest(X):

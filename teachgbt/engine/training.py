@@ -39,7 +39,7 @@ from .callbacks import EarlyStopping, EvalSets, progress_bar
 from .categorical import check_codes
 from .gbdt import GBDTAlgorithm
 from .grow import GrowParams
-from .trace import Trace
+from .trace import Trace, digest_later
 
 __all__ = [
     "TrainParams",
@@ -288,7 +288,7 @@ class LocalRows:
         self.tree_method = TREE_METHODS[tree_method]
         self.max_bin = max_bin
         self.n_rows, self.n_features = X32.shape
-        self.data = self.margin = None
+        self.data = self.margin = self._digest = None
 
     def base_score(self, algorithm):
         return algorithm.default_base_score(self.y, self.sample_weight)
@@ -296,6 +296,7 @@ class LocalRows:
     def start(self, model, algorithm, trees=1):
         categorical = sorted(model.categories or ())
         check_codes(self.X32, categorical, model.feature_names)  # before any binning
+        self._digest = digest_later(self.X32)  # (for the trace; beside the binning)
         self.data = self.tree_method.prepare(self.X32, self.max_bin, categorical, trees)
         self.margin = algorithm.initial_margin(model.base_margin, self.n_rows)  # ŷ^(0)
 
@@ -342,6 +343,7 @@ class LocalRows:
             self.tree_method,
             self.data,
             samples,
+            digest=self._digest,
         )
 
 
