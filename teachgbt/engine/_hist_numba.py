@@ -418,6 +418,13 @@ def partition(order, start, stop, codes, go_left, order_out):
     return n_left
 
 
+@njit(cache=True, nogil=True)
+def count_up(order):
+    """``order[i] = i`` for every i: a root's rows, written into an array a tree reuses."""
+    for i in range(order.shape[0]):
+        order[i] = i
+
+
 def partition_nodes(order, starts, stops, bins, features, tables, order_out, threads=None):
     """``partition`` of several nodes at once (a level's): node s's rows
     ``order[starts[s]:stops[s]]`` split by feature ``features[s]`` with ``tables[s]``.
@@ -702,6 +709,7 @@ def warm_up(bins_dtype="uint8", stats_dtype="float32"):
         )  # fmt: skip
     table = np.array([True, False, True])
     partition(order, 0, n, bins[0], table, np.empty_like(order))
+    count_up(np.empty_like(order))
     two = np.array([0, 32], dtype=np.int64), np.array([32, 64], dtype=np.int64)
     partition_nodes(order, *two, bins, np.zeros(2, np.intp), np.stack([table, table]),
                     np.empty_like(order), threads=1)  # fmt: skip

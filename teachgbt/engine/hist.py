@@ -161,14 +161,13 @@ class RowSpace:
     and, partitioned, its children's, in turn), and the histograms' merge's (each row's
     node, ``NO_NODE`` where none, and the merged rows and their nodes). A fit's trees on
     every row take them in turn (``borrow``, ``give_back``) from their data instead of
-    making new ones every tree (a million-row arange and fill each)."""
+    making new ones every tree (a million-row arange and a fill of NO_NODE each)."""
 
     def __init__(self, n_rows, n_data_rows, index, kernels):
         # after the root, a call has a level's smaller children: at most half the rows
         room = (n_rows + 1) // 2 + kernels.MERGE_PARTS  # (a spare place for each part)
         self.shape = (n_rows, n_data_rows, np.dtype(index))
-        self.identity = None  # 0 .. n − 1, a root's rows, when every row is grown from
-        self.order = self.spare = None
+        self.order = self.spare = None  # a tree's arrays of row ids, when it has every row
         self.node_of = np.full(n_data_rows, kernels.NO_NODE, dtype=np.uint16)
         self.merged_rows = np.empty(room, dtype=index)
         self.merged_nodes = np.empty(room, dtype=np.uint16)
@@ -178,16 +177,15 @@ class RowSpace:
     def borrow(cls, data, index, kernels):
         """The data's free space for trees on all its rows, or a new one."""
         n = data.n_rows
-        space, data.row_space = data.row_space, None
+        space, data.row_space = getattr(data, "row_space", None), None
         if space is None or space.shape != (n, n, np.dtype(index)):
             space = cls(n, n, index, kernels)
-            space.identity = np.arange(n, dtype=index)
             space.order, space.spare = np.empty(n, dtype=index), np.empty(n, dtype=index)
         return space
 
     def give_back(self, data):
         """Leave the space with the data for its next tree, unless a merge left marks."""
-        if self.clean and self.identity is not None:
+        if self.clean and self.order is not None:
             data.row_space = self
 
 
@@ -241,7 +239,7 @@ class HistSplitter:
             # every row: the row arrays of the data's last tree, when they are free
             self._space = RowSpace.borrow(self.data, index, self.kernels)
             order, spare = self._space.order, self._space.spare
-            np.copyto(order, self._space.identity)
+            self.kernels.count_up(order)  # 0 .. n − 1
         else:
             order = np.arange(n, dtype=index) if self.rows is None else self.rows.astype(index)
             if keep is not None:
