@@ -273,3 +273,23 @@ def test_a_fit_that_compiled_at_its_calls_leaves_every_kernel_the_next_process_p
         runs.append([line for line in run.stderr.splitlines() if line.startswith("teachgbt:")])
     assert len(runs[0]) == 1 and "compiling" in runs[0][0]  # compiled here, once
     assert runs[1] == []  # and the next process had nothing left to compile
+
+
+def test_work_shared_here_leaves_a_core_to_the_compiling_child(monkeypatch):
+    """While a child process compiles kernels on a core of its own, work shared out here
+    takes one thread fewer (numpy's g and h of a cold first fit, say); after, all."""
+    from teachgbt.utils import kernels
+
+    used = []
+
+    def part(lo, hi):
+        used.append((lo, hi))
+
+    with kernels.threads(2):
+        monkeypatch.setattr(kernels, "compiling", lambda: True)
+        kernels.share(part, (), 8)
+        assert used == [(0, 8)]
+        used.clear()
+        monkeypatch.setattr(kernels, "compiling", lambda: False)
+        kernels.share(part, (), 8)
+        assert sorted(used) == [(0, 4), (4, 8)]

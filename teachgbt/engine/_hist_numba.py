@@ -720,8 +720,8 @@ def warm_up(bins_dtype="uint8", stats_dtype="float32"):
         best_splits((hist, n_missing), (np.empty_like(hist), np.empty_like(n_missing)), parents,
                     which, at, n_bins, np.ones((2 * len(hist), 3)), (1.0, 0.0, 0.0, 1.0),
                     float32, False, threads=1)  # fmt: skip
-    for out_dtype in (np.float32, np.float64):  # a round's step: XGBoost's float32, GBDT's 64
-        out = np.empty(n, dtype=out_dtype)
-        route_to_leaves(order, *two, bins, np.zeros(2, np.intp), np.stack([table, table]),
-                        np.ones((2, 2)), out, threads=1)  # fmt: skip
-        put_values(out, order, *two, np.ones(2), threads=1)
+    # a round's step is in the precision of its g and h (XGBoost's float32, GBDT's float64)
+    out = np.empty(n, dtype=stats_dtype)
+    route_to_leaves(order, *two, bins, np.zeros(2, np.intp), np.stack([table, table]),
+                    np.ones((2, 2)), out, threads=1)  # fmt: skip
+    put_values(out, order, *two, np.ones(2), threads=1)

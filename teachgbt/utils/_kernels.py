@@ -67,6 +67,7 @@ __all__ = [
     "check_n_jobs",
     "share",
     "stop_compiling",
+    "compiling",
 ]
 
 KERNEL = os.environ.get("TEACHGBT_KERNEL", os.environ.get("TEACHGBT_HIST_KERNEL", "auto"))
@@ -405,6 +406,12 @@ def _start_child():
 _state = {}  # process id -> _Compiles (a forked process starts its own)
 
 
+def compiling():
+    """Whether a child process is compiling kernels for this one (on a core of its own)."""
+    state = _state.get(os.getpid())
+    return state is not None and bool(state.pending)
+
+
 def _compiles():
     state = _state.get(os.getpid())
     if state is None:
@@ -475,7 +482,8 @@ _pools = {}  # process id -> (ThreadPoolExecutor, its size), made on first use
 
 def share(kernel, args, n, threads=None):
     """``kernel(*args, lo, hi)`` for the parts [lo, hi) of range(n), shared out between
-    this thread and helper threads (``threads`` in all; default ``n_threads()``).
+    this thread and helper threads (``threads`` in all; default ``n_threads()``, one fewer
+    while a child process compiles kernels on a core of its own).
 
     The kernels are compiled with ``nogil=True``, so plain Python threads run them side
     by side. Why not numba's own threads (``parallel=True``)? Compiling a function for
@@ -484,7 +492,9 @@ def share(kernel, args, n, threads=None):
     here instead of spinning, which keeps a machine shared with other jobs from being
     swamped. A forked child (whose copy of the pool has no threads) makes its own pool.
     """
-    threads = 1 if n < 2 else min(n_threads() if threads is None else threads, n)
+    if threads is None:  # (a compiling child has a core: the work here leaves it that one)
+        threads = n_threads() - 1 if compiling() else n_threads()
+    threads = 1 if n < 2 else min(threads, n)
     if threads < 2:
         kernel(*args, 0, n)
         return
