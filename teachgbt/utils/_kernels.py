@@ -96,7 +96,9 @@ EXIT_WAIT = 30.0
 #: what compiling each module's kernels takes the first time, in seconds of one core of
 #: the 2-core benchmark machine, the child's start included (2026-11-28: its Python,
 #: numpy and numba start in about 0.9 s; ``warm_up`` then compiles the histogram kernels
-#: in 2.5 s, the exact trainer's in 2.3, the prediction's in 0.7)
+#: in 2.5 s, the exact trainer's in 2.3, the prediction's in 0.7; the histogram module's
+#: later kernels for the last level and a level's scan made it 4.5 -> 5.3 s on a busier
+#: hour, so about 3 s on the quiet machine)
 COMPILE_SECONDS = {
     "engine._hist_numba": 4,
     "engine._exact_numba": 3,
