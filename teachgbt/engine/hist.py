@@ -397,19 +397,22 @@ class HistSplitter:
         order = pairs[0][0].order if pairs else None
         if self.kernels is None or len(pairs) < 2 or any(nd.order is not order for nd, _ in pairs):
             return [self.partition(nd, cand) for nd, cand in pairs]
-        starts = np.array([nd.start for nd, _ in pairs], dtype=np.int64)
-        stops = np.array([nd.stop for nd, _ in pairs], dtype=np.int64)
+        starts, stops, features, tables, threads = self._level_splits(pairs)
         n_left = self.kernels.partition_nodes(
-            order,
-            starts,
-            stops,
-            self.data.bins,
-            np.array([cand.feature for _, cand in pairs], dtype=np.intp),
-            np.stack([self._left_table(cand) for _, cand in pairs]),
-            pairs[0][0].spare,
-            threads=None if stops[-1] - starts[0] >= PARALLEL_PARTITION else 1,
+            order, starts, stops, self.data.bins, features, tables, pairs[0][0].spare, threads
         )
         return [self._children(nd, cand, int(k)) for (nd, cand), k in zip(pairs, n_left)]
+
+    def _level_splits(self, pairs):
+        """A level's splits (node, cand) as the compiled partitions take them: the nodes'
+        starts and stops, the split features, which bins go left (``_left_table``), and
+        the threads to use (None: all, from ``PARALLEL_PARTITION`` rows on)."""
+        starts = np.array([nd.start for nd, _ in pairs], dtype=np.int64)
+        stops = np.array([nd.stop for nd, _ in pairs], dtype=np.int64)
+        features = np.array([cand.feature for _, cand in pairs], dtype=np.intp)
+        tables = np.stack([self._left_table(cand) for _, cand in pairs])
+        threads = None if stops[-1] - starts[0] >= PARALLEL_PARTITION else 1
+        return starts, stops, features, tables, threads
 
     def partition_leaves(self, pairs, values, out):
         """``partition_level`` for a level whose children are leaves, and the leaves' values
@@ -426,18 +429,9 @@ class HistSplitter:
                 out[rows] = np.where(go_left, v_left, v_right)
                 n_left.append(int(np.count_nonzero(go_left)))
         else:
-            starts = np.array([nd.start for nd, _ in pairs], dtype=np.int64)
-            stops = np.array([nd.stop for nd, _ in pairs], dtype=np.int64)
+            starts, stops, features, tables, threads = self._level_splits(pairs)
             n_left = self.kernels.route_to_leaves(
-                order,
-                starts,
-                stops,
-                self.data.bins,
-                np.array([cand.feature for _, cand in pairs], dtype=np.intp),
-                np.stack([self._left_table(cand) for _, cand in pairs]),
-                values,
-                out,
-                threads=None if stops[-1] - starts[0] >= PARALLEL_PARTITION else 1,
+                order, starts, stops, self.data.bins, features, tables, values, out, threads
             )
         return [self._children(nd, c, int(k), moved=False) for (nd, c), k in zip(pairs, n_left)]
 
