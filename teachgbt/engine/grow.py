@@ -104,6 +104,10 @@ class GrowParams:
         split finder's ``gain`` comes from (``formulas.tree_gain``)."""
         return formulas.tree_gain(loss_chg, self.gamma)
 
+    def child_value(self, G, H):
+        """A leaf's value from its sums, η·w*(G, H): what ``grow_tree``'s nodes hold."""
+        return self.leaf_value(self.leaf_weight(G, H))
+
     def leaf_value(self, weight):
         """What a leaf adds to the margin: η·w* (XGBoost stores leaves already scaled)."""
         if self.float32:
@@ -200,9 +204,10 @@ def grow_tree(splitter, params, n_features, feature_names=None, leaf_stats=None,
         several nodes at once (``partition_level``); the children are numbered as one by one."""
         partition_level = getattr(splitter, "partition_level", None)
         if chosen and writes_leaves and not can_grow(chosen[0][2] + 1):
-            # (the children's values: new_node's, computed as it will from their sums)
-            values = [params.leaf_value(params.leaf_weight(G, H)) for G, H in _child_sums(chosen)]
-            halves = splitter.partition_leaves([(nd, c) for _, nd, _, c in chosen], values, out)
+            # (each child's value as new_node will compute it from the sums it is given)
+            halves = splitter.partition_leaves(
+                [(nd, c) for _, nd, _, c in chosen], params.child_value, out
+            )
             for (nid, _, d, c), h in zip(chosen, halves):
                 _expand(b, h, new_node, nid, d, c)
             return []  # leaves, their rows' values written: nothing left to do for them
@@ -266,12 +271,6 @@ def _leaves_of_rows(b, tree, settled, splitter, out):
     rows = np.concatenate([settled[i] for i in ids]) if ids else np.array([], dtype=np.int64)
     leaf = np.repeat(np.array(final, dtype=np.int32), [len(settled[i]) for i in ids])
     return rows, leaf  # (leaf int32: no int64 copy of n rows)
-
-
-def _child_sums(chosen):
-    """The (G, H) of the children of a level's splits ``chosen`` (id, node, depth, cand)
-    in order, left then right of each: the sums a split finder gives them."""
-    return [sums for *_, c in chosen for sums in ((c.G_L, c.H_L), (c.G_R, c.H_R))]
 
 
 def _expand(b, halves, new_node, nid, depth, cand):

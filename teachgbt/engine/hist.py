@@ -414,12 +414,14 @@ class HistSplitter:
         threads = None if stops[-1] - starts[0] >= PARALLEL_PARTITION else 1
         return starts, stops, features, tables, threads
 
-    def partition_leaves(self, pairs, values, out):
-        """``partition_level`` for a level whose children are leaves, and the leaves' values
-        ``values`` ((left, right) a pair) written into ``out`` at once: ``out[r]`` is the
+    def partition_leaves(self, pairs, leaf_value, out):
+        """``partition_level`` for a level whose children are leaves, each one's value,
+        ``leaf_value(G, H)`` of its sums, written into ``out`` at once: ``out[r]`` is the
         value of the leaf row r goes to. The children's rows are never moved (``node_rows``
         of them is not available): their values are all a tree needs of them."""
-        values = np.asarray(values, dtype=np.float64).reshape(len(pairs), 2)
+        sides = [self._child_sums(nd, cand) for nd, cand in pairs]
+        values = np.array([[leaf_value(*sums[:2]) for sums in both] for both in sides])
+        values = values.astype(np.float64).reshape(len(pairs), 2)
         order = pairs[0][0].order if pairs else None
         if self.kernels is None or any(nd.order is not order for nd, _ in pairs):
             n_left = []
@@ -451,16 +453,19 @@ class HistSplitter:
             threads = None if work >= PARALLEL_PARTITION else 1
             self.kernels.put_values(out, order, starts, stops, vals, threads=threads)
 
+    def _child_sums(self, nd, cand):
+        """The (G, H[, cover]) of a split's two children: the left side's as the scan found
+        them, the rest the right's."""
+        left = (cand.G_L, cand.H_L) + ((cand.cover_L,) if self.has_cover else ())
+        right = (cand.G_R, cand.H_R) + ((nd.sums[-1] - cand.cover_L,) if self.has_cover else ())
+        return left, right
+
     def _children(self, nd, cand, n_left, moved=True):
         """The two children of a node whose rows are partitioned, ``n_left`` of them left.
         ``moved=False``: the rows were counted, not moved (``partition_leaves``); the
         children then have no rows (``order`` None) and no histogram is owed for them."""
         lo, hi = nd.start, nd.stop
-        # the children's sums: the left side's as the scan found them, the rest the right's
-        left_sums = (cand.G_L, cand.H_L) + ((cand.cover_L,) if self.has_cover else ())
-        right_sums = (cand.G_R, cand.H_R) + (
-            (nd.sums[-1] - cand.cover_L,) if self.has_cover else ()
-        )
+        left_sums, right_sums = self._child_sums(nd, cand)
         mid = lo + n_left
         order = nd.spare if moved else None
         left = HistNode(order, nd.stats, lo, mid, left_sums, nd.order)
