@@ -305,22 +305,33 @@ class HistSplitter:
             )
             space.clean = True
             return built
-        d, W, k = len(self.features), data.n_slots, stats.shape[1]
-        hist = np.zeros((len(starts), d, W, k))
-        n_missing = np.zeros((len(starts), d), dtype=np.int64)
-        for s, (lo, hi) in enumerate(zip(starts, stops)):
-            rows = order[lo:hi]
-            every = hi - lo == data.n_rows  # every row, in order: nothing to gather
-            # (bincount adds float64: converted once here rather than at every call)
-            columns = [stats[:, q] if every else stats[rows, q] for q in range(k)]
-            weights = [c.astype(np.float64) for c in columns]
-            for j, f in enumerate(self.features):
-                codes = data.bins[f] if every else data.bins[f].take(rows)
-                for q in range(k):
-                    # the histogram: add each row's g (h, cover) into the bin of its value
-                    hist[s, j, :, q] = np.bincount(codes, weights=weights[q], minlength=W)
-                if self._count_missing[j]:
-                    n_missing[s, j] = np.count_nonzero(codes == data.missing_code)
+        return self._histograms_numpy(order, stats, starts, stops)
+
+    def _histograms_numpy(self, order, stats, starts, stops):
+        """``_histograms`` with numpy: every node's histograms of a feature in one
+        ``bincount`` of the nodes' rows side by side, row r of node s adding into place
+        s·W + (r's bin). A bin still adds its node's rows in the node's order, so the sums
+        are those of one ``bincount`` a node."""
+        data = self.data
+        d, W, k, S = len(self.features), data.n_slots, stats.shape[1], len(starts)
+        every = S == 1 and stops[0] - starts[0] == data.n_rows  # nothing to gather
+        rows = None if every else np.concatenate([order[a:b] for a, b in zip(starts, stops)])
+        node = np.repeat(np.arange(S, dtype=np.intp), stops - starts)  # each row's node
+        first = node * W  # where its node's histogram starts
+        # (bincount adds float64: converted once here rather than at every call)
+        picked = stats if every else stats.take(rows, axis=0)
+        weights = [picked[:, q].astype(np.float64) for q in range(k)]
+        hist = np.zeros((S, d, W, k))
+        n_missing = np.zeros((S, d), dtype=np.int64)
+        for j, f in enumerate(self.features):
+            codes = data.bins[f] if every else data.bins[f].take(rows)
+            place = codes if S == 1 else first + codes  # node s's bin c: place s·W + c
+            for q in range(k):
+                # the histogram: add each row's g (h, cover) into the bin of its value
+                sums = np.bincount(place, weights=weights[q], minlength=S * W)
+                hist[:, j, :, q] = sums.reshape(S, W)
+            if self._count_missing[j]:
+                n_missing[:, j] = np.bincount(node[codes == data.missing_code], minlength=S)
         return hist, n_missing
 
     def _ensure_histogram(self, nd):
