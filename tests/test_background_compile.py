@@ -293,3 +293,39 @@ def test_work_shared_here_leaves_a_core_to_the_compiling_child(monkeypatch):
         monkeypatch.setattr(kernels, "compiling", lambda: False)
         kernels.share(part, (), 8)
         assert sorted(used) == [(0, 4), (4, 8)]
+
+
+@pytest.mark.parametrize(
+    "max_bin, nan, categorical, early",
+    [
+        (256, False, (), True),
+        (64, True, (), True),
+        (256, True, (), False),
+        (64, False, (1,), False),
+    ],
+    ids=["256-bins", "64-bins-missing", "256-bins-missing", "categorical"],
+)
+def test_the_kernels_are_asked_for_before_the_cuts_when_the_codes_will_be_uint8(
+    monkeypatch, max_bin, nan, categorical, early
+):
+    """A fresh installation's background compile starts before the cut points are found
+    (they take a fifth of a second at 1M rows) where the codes' dtype is certain: uint8
+    for at most 255 value bins plus the missing one, no categorical feature. The dtype
+    asked for is the one the codes get."""
+    from teachgbt.engine import binning as B
+
+    events = []
+    inner = B.HistData._inner_cuts
+    monkeypatch.setattr(B, "numba_kernels", lambda cells, dtype: events.append(np.dtype(dtype)))
+    monkeypatch.setattr(
+        B.HistData, "_inner_cuts", lambda *a, **k: (events.append("cuts"), inner(*a, **k))[1]
+    )
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 3)).astype(np.float32)
+    X[:, 1] = rng.integers(0, 4, 2000)
+    if nan:
+        X[::7, 0] = np.nan
+    data = B.HistData(X, max_bin=max_bin, categorical=categorical)
+    assert events[-1] == data.bins.dtype  # the codes' own ask, in _bin
+    assert (events[0] == np.uint8 and events[0] == data.bins.dtype) is early
+    assert events.count(np.dtype(np.uint8)) + events.count(np.dtype(np.uint16)) == 1 + early

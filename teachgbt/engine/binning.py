@@ -134,6 +134,10 @@ class HistData:
         cut_list, min_val = [], np.zeros(d, dtype=F32)
         self.exact_cuts = np.zeros(d, dtype=bool)
         lows, highs, self.has_missing = _column_extremes(X32)
+        if not self.is_categorical.any() and self.max_bin - 1 + self.has_missing.any() <= 255:
+            # the codes will be uint8 (``_bin``): ask for their kernels now, so that on a
+            # fresh installation their background compile starts before the cuts are found
+            numba_kernels(n * d, np.uint8)
         X_sample = None if sample is None else X32[sample]  # the sampled rows, gathered once
         for f in range(d):
             col = X32[:, f]
