@@ -13,13 +13,9 @@
 Nothing here imports any other part of teachgbt.
 """
 
+import importlib
+
 from . import _kernels as kernels
-from ._categories import (
-    UNSEEN_CODE,
-    categorical_columns,
-    encode_categories,
-    split_categories,
-)
 from ._escape import escape_html, printable
 from ._files import (
     FolderWriter,
@@ -31,20 +27,6 @@ from ._files import (
     write_atomic,
 )
 from ._sklearn_base import BaseEstimator, ClassifierMixin, RegressorMixin, init_taking
-from ._validation import (
-    check_eval_set,
-    check_finite_params,
-    check_instance,
-    check_is_fitted,
-    check_nonneg,
-    check_sample_weight,
-    check_X,
-    check_y_classes,
-    check_y_numeric,
-    check_y_present,
-    is_text,
-    text_columns,
-)
 
 __all__ = [
     "kernels",
@@ -81,11 +63,28 @@ __all__ = [
 ]
 
 
+#: names imported on first use, by module: the checks and categories import pandas, which
+#: the background compile's child (``_compile``, needing ``kernels`` alone) does without
+_ON_USE = {
+    "_categories": ("UNSEEN_CODE", "categorical_columns", "encode_categories", "split_categories"),
+    "_validation": (
+        "check_eval_set", "check_finite_params", "check_instance", "check_is_fitted",
+        "check_nonneg", "check_sample_weight", "check_X", "check_y_classes", "check_y_numeric",
+        "check_y_present", "is_text", "text_columns",
+    ),
+}  # fmt: skip
+
+
 def __getattr__(name):
-    # scikit-learn's exception classes when it is installed, looked up on use (importing
-    # scikit-learn takes seconds; ``import teachgbt`` must not wait for it)
     if name in ("NotFittedError", "DataConversionWarning"):
+        # scikit-learn's exception classes when it is installed, looked up on use
+        # (importing scikit-learn takes seconds; ``import teachgbt`` must not wait for it)
         from . import _validation
 
         return getattr(_validation, name)
+    for module, names in _ON_USE.items():
+        if name in names:
+            value = getattr(importlib.import_module(f".{module}", __name__), name)
+            globals()[name] = value  # (looked up here once)
+            return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -392,7 +392,7 @@ def _start_child():
     """The compiling child: this Python, on the teachgbt this process imported, with stderr
     discarded (it reports on stdout), its stdin a pipe from here."""
     package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env = dict(os.environ, TEACHGBT_KERNEL="numba")
+    env = dict(os.environ, TEACHGBT_KERNEL="numba", TEACHGBT_COMPILE_CHILD="1")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
     return subprocess.Popen(
         [sys.executable, "-m", "teachgbt.utils._compile"],
