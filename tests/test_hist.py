@@ -670,7 +670,9 @@ def test_merge_counts_each_parts_rows():
 def test_root_histogram_adds_up_the_column_sums(n_stats, d):
     """The root's G and H, added up while its histogram is swept (or by ``column_sums``
     where the sweep cannot: one feature a thread, a third statistic): the float64 sums in
-    row order, bit for bit, on one thread and two, over every row and over a sample."""
+    row order, bit for bit, on one thread and two, over every row and over a sample; and
+    its histograms, bincount's bit for bit (every row of the data is swept without looking
+    the rows up)."""
     from teachgbt.engine import _hist_numba as N
 
     rng = np.random.default_rng(d)
@@ -683,8 +685,15 @@ def test_root_histogram_adds_up_the_column_sums(n_stats, d):
         expected = N.column_sums(stats, order)
         for build in (N.build_histograms, N.build_histograms_serial):
             sums = np.empty(n_stats)
-            build(
+            hist, _ = build(
                 bins, order, stats, np.array([0]), np.array([len(order)]), np.arange(d), W,
                 W - 1, np.zeros(d, bool), *work, sums=sums,
             )  # fmt: skip
             np.testing.assert_array_equal(sums, expected)
+            # and the histograms, every row's swept without looking it up: bincount's
+            for j in range(d):
+                for q in range(n_stats):
+                    weights = stats[order, q].astype(np.float64)
+                    np.testing.assert_array_equal(
+                        hist[0, j, :, q], np.bincount(bins[j, order], weights, minlength=W)
+                    )

@@ -166,6 +166,8 @@ def _sweep_features(
         # a segment of one node adds at that node's offset; a merged one reads each
         # row's node (stride 0 means "no per-row node")
         base, stride = (s * node_size, 0) if s >= 0 else (0, node_size)
+        # a node of every row: its rows are 0, 1, ... (a node's rows are sorted, distinct)
+        every = s >= 0 and hi == bins.shape[1]
         # the rows in blocks, each swept once per group of features while its statistics
         # (and its stretch of every bin column) stay in cache; blocks in row order, so
         # every bin still adds its rows in increasing row id
@@ -178,12 +180,15 @@ def _sweep_features(
                     c = bins[features[j]], bins[features[j + 1]]
                     c4 = c + (bins[features[j + 2]], bins[features[j + 3]])
                     if j == 0 and sums.shape[0] == 2:  # (one node: see build_histograms)
-                        _add_pairs_summing(flat, n_slots, c4, rows, stats, b0, b1, base, sums)
+                        _add_pairs_summing(
+                            flat, n_slots, c4, rows, stats, b0, b1, base, sums, every
+                        )
                     else:
-                        _add_pairs(flat, n_slots, c4, *at)
+                        _add_pairs(flat, n_slots, c4, *at, every)
                     j += 4
                 elif k == 2 and j1 - j >= 2:  # (two threads share 28 features as 14 and 14)
-                    _add_pairs(flat, n_slots, (bins[features[j]], bins[features[j + 1]]), *at)
+                    c2 = bins[features[j]], bins[features[j + 1]]
+                    _add_pairs(flat, n_slots, c2, *at, every)
                     j += 2
                 else:
                     _add_column(flat, bins[features[j]], *at)
@@ -204,26 +209,25 @@ MERGE_PARTS = 8
 NO_NODE = np.uint16(0xFFFF)
 
 
-@njit(cache=True, nogil=True)
 def _merge_span(order, starts, stops, room):
     """Whether a histogram call sweeps the rows node by node (returns (−1, −1)) or
     merged: then the smallest and largest row id of its nodes.
 
     Node by node, unless the nodes are many and small: each under an eighth of the span
     of row ids they cover, and together at least an eighth of it (and at most ``room``
-    rows: the merge's arrays' size).
+    rows: the merge's arrays' size). (numpy: a few operations a level are not worth a
+    compile on a fresh installation.)
     """
-    n_nodes = starts.shape[0]
-    total = 0
-    lo_row, hi_row = 1 << 62, -1  # the smallest and largest row id of any node
-    for s in range(n_nodes):
-        if stops[s] > starts[s]:
-            total += stops[s] - starts[s]
-            lo_row = min(lo_row, order[starts[s]])
-            hi_row = max(hi_row, order[stops[s] - 1])
+    n_nodes = len(starts)
+    full = stops > starts
+    if n_nodes < 2 or n_nodes >= NO_NODE or not full.any():
+        return -1, -1
+    total = int((stops - starts).sum())
+    # the smallest and largest row id of any node (a node's rows are sorted)
+    lo_row, hi_row = int(order[starts[full]].min()), int(order[stops[full] - 1].max())
     span = hi_row - lo_row + 1
     too_few = total * 8 < span or total * 8 > span * n_nodes  # or too large to merge
-    if n_nodes < 2 or n_nodes >= NO_NODE or too_few or total > room:
+    if too_few or total > room:
         return -1, -1
     return lo_row, hi_row
 
@@ -320,13 +324,24 @@ def _add_pair(typingctx, flat, b, g, h):
 
 
 @njit(cache=True, nogil=True)
-def _add_pairs(flat, W, columns, rows, stats, lo, hi, nodes, stride, at):
+def _add_pairs(flat, W, columns, rows, stats, lo, hi, nodes, stride, at, every):
     """The histograms of a few features (``columns``: their bin codes, a tuple of two or
     four) over rows ``rows[lo:hi]``, in one sweep: row r's (g, h), ``stats[r]``, is added
     into every feature's bin with ``_add_pair``, the q-th feature's bin c being pair
     ``at + q·W + c`` of ``flat``, moved on by ``nodes[i]·stride`` (the row's node, when
-    rows of several nodes are swept together)."""
+    rows of several nodes are swept together).
+
+    ``every``: the rows are every row of the data, in order (a root without sampling:
+    ``rows[i]`` is i), swept without looking them up, which lets the processor work out
+    the addresses of the rows ahead (a quarter faster)."""
     W, stride = np.uint64(W), np.uint64(stride)
+    if every:
+        for i in range(lo, hi):
+            r = np.uint64(i)
+            g, h = np.float64(stats[r, 0]), np.float64(stats[r, 1])
+            for q in range(len(columns)):  # a fixed number: unrolled when compiled
+                _add_pair(flat, np.uint64(at) + np.uint64(q) * W + columns[q][r], g, h)
+        return
     for i in range(lo, hi):
         r = np.uint64(rows[i])
         o = np.uint64(at) + (np.uint64(nodes[i]) * stride if stride else np.uint64(0))
@@ -336,7 +351,7 @@ def _add_pairs(flat, W, columns, rows, stats, lo, hi, nodes, stride, at):
 
 
 @njit(cache=True, nogil=True)
-def _add_pairs_summing(flat, W, columns, rows, stats, lo, hi, at, sums):
+def _add_pairs_summing(flat, W, columns, rows, stats, lo, hi, at, sums, every):
     """``_add_pairs`` of one node's rows that also adds their g and h to ``sums``, one row
     after another (``column_sums``' order): the additions of the sums wait on each other,
     and here the histograms' additions fill the time between them. (A function of its own:
@@ -344,7 +359,7 @@ def _add_pairs_summing(flat, W, columns, rows, stats, lo, hi, at, sums):
     W = np.uint64(W)
     s0, s1 = sums[0], sums[1]
     for i in range(lo, hi):
-        r = np.uint64(rows[i])
+        r = np.uint64(i) if every else np.uint64(rows[i])
         g, h = np.float64(stats[r, 0]), np.float64(stats[r, 1])
         for q in range(len(columns)):  # a fixed number: unrolled when compiled
             _add_pair(flat, np.uint64(at) + np.uint64(q) * W + columns[q][r], g, h)
