@@ -697,3 +697,29 @@ def test_root_histogram_adds_up_the_column_sums(n_stats, d):
                     np.testing.assert_array_equal(
                         hist[0, j, :, q], np.bincount(bins[j, order], weights, minlength=W)
                     )
+
+
+@pytest.mark.skipif("numba" not in KERNELS, reason="numba is not installed")
+def test_partition_runs_cut_at_the_node_boundary_nearest_an_even_share():
+    """A level's nodes are shared out in runs of whole nodes; each cut lies at the boundary
+    nearest its share of the rows (a first node of 710 rows of 1000 is one thread's run,
+    not the whole level the other's), and the runs cover every node once, in order."""
+    from teachgbt.engine import _hist_numba as N
+
+    def runs(sizes, threads):
+        stops = np.cumsum(sizes)
+        return N._runs(stops - np.array(sizes), stops, threads)[0].tolist()
+
+    assert runs([710, 290], 2) == [0, 1, 2]
+    assert runs([100, 100, 100, 700], 2) == [0, 3, 4]
+    assert runs([300, 300, 300], 3) == [0, 1, 2, 3]
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        sizes = rng.integers(0, 1000, int(rng.integers(1, 40))).tolist()
+        threads = int(rng.integers(2, 5))
+        bounds = runs(sizes, threads)
+        assert bounds[0] == 0 and bounds[-1] == len(sizes) and bounds == sorted(bounds)
+        rows = np.concatenate([[0], np.cumsum(sizes)])
+        for p, cut in enumerate(bounds[1:-1], start=1):
+            target = rows[-1] * p / min(threads, len(sizes))
+            assert abs(rows[cut] - target) <= np.abs(rows - target).min() or cut == bounds[p - 1]
