@@ -390,7 +390,8 @@ def _maybe_cached(module):
 
 def _start_child():
     """The compiling child: this Python, on the teachgbt this process imported, with stderr
-    discarded (it reports on stdout), its stdin a pipe from here."""
+    discarded (it reports on stdout), its stdin a pipe from here; ``TEACHGBT_COMPILE_CHILD``
+    keeps its ``import teachgbt`` to what the kernels need (``utils._compile``)."""
     package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ, TEACHGBT_KERNEL="numba", TEACHGBT_COMPILE_CHILD="1")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
