@@ -134,9 +134,9 @@ class HistData:
         cut_list, min_val = [], np.zeros(d, dtype=F32)
         self.exact_cuts = np.zeros(d, dtype=bool)
         lows, highs, self.has_missing = _column_extremes(X32)
-        if not self.is_categorical.any() and self.max_bin - 1 + self.has_missing.any() <= 255:
-            # the codes will be uint8 (``_bin``): ask for their kernels now, so that on a
-            # fresh installation their background compile starts before the cuts are found
+        if not self.is_categorical.any() and self._codes_dtype(self.max_bin) == np.uint8:
+            # at most max_bin bins a feature: the codes will be uint8, so ask for their
+            # kernels now (a fresh installation's background compile starts before the cuts)
             numba_kernels(n * d, np.uint8)
         X_sample = None if sample is None else X32[sample]  # the sampled rows, gathered once
         for f in range(d):
@@ -190,7 +190,7 @@ class HistData:
         for f, c in enumerate(cut_list):
             self.cuts[f, : len(c)] = c
         self.min_val = min_val
-        dtype = np.uint8 if K - 1 + self.has_missing.any() <= 255 else np.uint16
+        dtype = self._codes_dtype(K)
         # one contiguous block of codes per feature: a node's rows are looked up in it
         self.bins = np.empty((d, n), dtype=dtype)
         kernels = numba_kernels(n * d, dtype)
@@ -205,6 +205,11 @@ class HistData:
             code = np.searchsorted(cut_list[f], col, side="right")
             code[np.isnan(col)] = self.missing_code
             self.bins[f] = code
+
+    def _codes_dtype(self, n_value_bins):
+        """The bin codes' dtype for at most ``n_value_bins`` bins a feature (codes 0 ..
+        n − 1) and the missing code after them, where any feature has missing values."""
+        return np.uint8 if n_value_bins - 1 + self.has_missing.any() <= 255 else np.uint16
 
     def _inner_cuts(self, col, sampled=None):
         """Cut points below the last one, and whether they are all the distinct values

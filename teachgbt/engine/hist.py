@@ -316,8 +316,9 @@ class HistSplitter:
         d, W, k, S = len(self.features), data.n_slots, stats.shape[1], len(starts)
         every = S == 1 and stops[0] - starts[0] == data.n_rows  # nothing to gather
         rows = None if every else np.concatenate([order[a:b] for a, b in zip(starts, stops)])
-        node = np.repeat(np.arange(S, dtype=np.intp), stops - starts)  # each row's node
-        first = node * W  # where its node's histogram starts
+        # each row's node and where its histogram starts (a single node needs neither)
+        node = np.repeat(np.arange(S, dtype=np.intp), stops - starts) if S > 1 else None
+        first = None if S == 1 else node * W
         # (bincount adds float64: converted once here rather than at every call)
         picked = stats if every else stats.take(rows, axis=0)
         weights = [picked[:, q].astype(np.float64) for q in range(k)]
@@ -331,7 +332,10 @@ class HistSplitter:
                 sums = np.bincount(place, weights=weights[q], minlength=S * W)
                 hist[:, j, :, q] = sums.reshape(S, W)
             if self._count_missing[j]:
-                n_missing[:, j] = np.bincount(node[codes == data.missing_code], minlength=S)
+                missing = codes == data.missing_code
+                n_missing[:, j] = (
+                    np.count_nonzero(missing) if S == 1 else np.bincount(node[missing], minlength=S)
+                )
         return hist, n_missing
 
     def _ensure_histogram(self, nd):
